@@ -1,0 +1,122 @@
+/**
+ * @module Starts a throwaway `redis-server` for the tests and the local stack: a free port on
+ * 127.0.0.1, a temporary directory, no persistence. It never touches a Redis it did not start
+ * (design.md: "a machine may have a shared one on 6379").
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** A running `redis-server` started by {@link startRedisServer}. */
+export interface RedisServer {
+  /** `redis://127.0.0.1:<port>` */
+  url: string;
+  /** The child's pid, so that callers can report it. */
+  pid: number;
+  /** Stops the server and removes its temporary directory. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** Thrown when `redis-server` is not on PATH; the message says how to install it. */
+export class RedisServerMissingError extends Error {
+  override readonly name = "RedisServerMissingError";
+  constructor() {
+    super(
+      "redis-server was not found on PATH. Install it: `sudo apt-get install redis-server` (Debian/Ubuntu) " +
+        "or `brew install redis` (macOS), or set REDIS_URL to a Redis you own.",
+    );
+  }
+}
+
+/**
+ * Starts `redis-server` on a free loopback port and resolves once it accepts connections.
+ *
+ * @example
+ * const redis = await startRedisServer();
+ * try { use(redis.url); } finally { await redis.stop(); }
+ */
+export async function startRedisServer(): Promise<RedisServer> {
+  // Another process can take the port between our probe and redis's bind; try a few ports.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const dir = await mkdtemp(join(tmpdir(), "ratewall-redis-"));
+    const child = spawn(
+      "redis-server",
+      ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", "--loglevel", "warning"],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    try {
+      await waitUntilListening(child, port);
+    } catch (error) {
+      child.kill("SIGKILL");
+      await rm(dir, { recursive: true, force: true });
+      if (error instanceof RedisServerMissingError || attempt >= 3) throw error;
+      continue;
+    }
+    let stopped: Promise<void> | undefined;
+    return {
+      url: `redis://127.0.0.1:${port}`,
+      pid: child.pid!,
+      stop: () => (stopped ??= stopChild(child).then(() => rm(dir, { recursive: true, force: true }))),
+    };
+  }
+}
+
+/** Asks the kernel for a free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function waitUntilListening(child: ChildProcess, port: number, timeoutMs = 5000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const onData = (chunk: Buffer) => (output += chunk.toString());
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    const fail = (error: Error) => {
+      clearInterval(poll);
+      clearTimeout(timer);
+      reject(error);
+    };
+    child.once("error", (error: NodeJS.ErrnoException) =>
+      fail(error.code === "ENOENT" ? new RedisServerMissingError() : error),
+    );
+    child.once("exit", (code) => fail(new Error(`redis-server exited with code ${code}: ${output.trim()}`)));
+    const timer = setTimeout(() => fail(new Error(`redis-server did not listen on ${port} within ${timeoutMs} ms`)), timeoutMs);
+    const poll = setInterval(() => {
+      const socket = connect(port, "127.0.0.1");
+      socket.once("connect", () => {
+        socket.destroy();
+        clearInterval(poll);
+        clearTimeout(timer);
+        child.removeAllListeners("exit");
+        child.stdout?.off("data", onData);
+        child.stderr?.off("data", onData);
+        resolve();
+      });
+      socket.once("error", () => socket.destroy());
+    }, 20);
+  });
+}
+
+/** Sends SIGTERM, then SIGKILL if the child has not exited after `graceMs`. */
+export function stopChild(child: ChildProcess, graceMs = 3000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill("SIGTERM");
+  });
+}

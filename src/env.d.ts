@@ -1,0 +1,18 @@
+// What `wrangler types` cannot see in wrangler.toml: the secret (set with `wrangler secret put`)
+// and the optional variables that are unset by default. Merged into the generated Cloudflare.Env.
+declare namespace Cloudflare {
+  interface Env {
+    UPSTASH_REDIS_REST_TOKEN?: string;
+    ORIGIN_URL?: string;
+    ROUTES?: string;
+    REDIS_TIMEOUT_MS?: string;
+  }
+}
+
+// Types `exports` from "cloudflare:workers" (used by the end-to-end tests) with this Worker's
+// own exports, as `wrangler types` does when it can see the main module.
+declare namespace Cloudflare {
+  interface GlobalProps {
+    mainModule: typeof import("./index");
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * @module The internal errors, one class each with a literal `name` (ky's errors/ style). None of
+ * their messages ever contains the Upstash token.
+ */
+
+/** A bad setting: names the source (variable or file), the path inside it and the bad value. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  /**
+   * @example
+   * new ConfigError("ROUTES", "[2].rules[0]", 'invalid window "10 secs"')
+   * // message: ROUTES[2].rules[0]: invalid window "10 secs"
+   */
+  constructor(
+    readonly source: string,
+    readonly path: string,
+    detail: string,
+  ) {
+    super(`${source}${path}: ${detail}`);
+  }
+}
+
+/** A Redis REST call failed: a Redis error reply, an HTTP error, a timeout or the network. */
+export class RedisRestError extends Error {
+  override readonly name = "RedisRestError";
+  /**
+   * @param kind `reply` (Redis answered with an error), `http` (non-2xx without a Redis error),
+   *   `timeout` (no answer within the bound) or `network` (fetch rejected).
+   */
+  constructor(
+    readonly kind: "reply" | "http" | "timeout" | "network",
+    readonly command: string,
+    message: string,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`Redis ${command.toUpperCase()} failed${status ? ` with ${status}` : ""}: ${message}`, options);
+  }
+}
+
+/** The origin could not be reached or did not answer in time. */
+export class OriginError extends Error {
+  override readonly name = "OriginError";
+  constructor(
+    readonly kind: "timeout" | "network",
+    readonly origin: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`Origin ${origin} ${kind === "timeout" ? "did not answer in time" : "could not be reached"}`, options);
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * @module The limiter's public contract: rules in, one {@link Decision} out. The edge proxy
+ * (src/middleware) depends only on these types and on `createLimiter`, never on an algorithm.
+ */
+
+/** The algorithms, by the names `RATE_LIMIT_ALGORITHM` and `ROUTES[].rules[].algorithm` accept. */
+export type AlgorithmName = "fixed-window" | "sliding-log" | "sliding-window" | "token-bucket";
+
+/** One limit, normalized: what `parseConfig` produces from `"<count>/<window>"`. */
+export interface Rule {
+  /** Names the rule in keys (when a route has several) and in the `RateLimit-Policy` header. */
+  name: string;
+  algorithm: AlgorithmName;
+  /** Requests allowed per window (for `token-bucket`: refilled per window). Integer ≥ 1. */
+  limit: number;
+  /** Window length in milliseconds. Integer ≥ 1. */
+  windowMs: number;
+  /**
+   * `token-bucket` only: the bucket size, i.e. how many requests may arrive at once.
+   * @default limit
+   */
+  burst?: number;
+}
+
+/** What one rule said about one request. */
+export interface RuleOutcome {
+  /** {@link Rule.name} */
+  rule: string;
+  /** {@link Rule.limit} (for `token-bucket`, the burst). */
+  limit: number;
+  /** Requests still allowed now, after this request was counted (if it was). Integer ≥ 0. */
+  remaining: number;
+  /** When the quota is fully available again, in ms since the epoch. */
+  resetAt: number;
+  /** Window length in ms, for `RateLimit-Policy`'s `w`. */
+  windowMs: number;
+}
+
+/** Why a decision was not taken by Redis. */
+export type DecisionReason = "redis-timeout" | "redis-error" | "block-cache";
+
+/** The answer for one request, across all of its route's rules. */
+export interface Decision {
+  /** True when every rule admitted the request; then every rule was charged its cost. */
+  allowed: boolean;
+  /**
+   * The deciding rule: the first refusing rule when refused; otherwise the rule with the fewest
+   * `remaining` (the one a client should watch).
+   */
+  rule: string;
+  /** One outcome per rule, in the route's order. Empty when `reason` is set and Redis gave none. */
+  rules: RuleOutcome[];
+  /** When refused: seconds until a retry can succeed, rounded up, ≥ 1. */
+  retryAfter?: number;
+  /** Set only when the decision did not come from a Redis round trip. */
+  reason?: DecisionReason;
+}
+
+/**
+ * The narrowest view of Redis the limiter needs (upstash narrows its client the same way).
+ * KEYS and ARGV are strings; the reply is whatever the script returned.
+ */
+export interface ScriptRunner {
+  evalsha(sha1: string, keys: string[], args: string[]): Promise<unknown>;
+  eval(script: string, keys: string[], args: string[]): Promise<unknown>;
+}
+
+/** What the middleware asks for one request. */
+export interface LimitRequest {
+  /** The client's identifier, already normalized and safe for a key (see src/keys). */
+  client: string;
+  /** Separates one route's counters from another's; empty for the default route. */
+  scope: string;
+  /** Units this request costs. Integer ≥ 1. @default 1 */
+  cost?: number;
+  /** The current time in ms since the epoch, from the injected clock. */
+  now: number;
+}
+
+/** Decides requests for one route's rules in one atomic round trip. */
+export interface Limiter {
+  readonly rules: readonly Rule[];
+  limit(request: LimitRequest): Promise<Decision>;
+}

@@ -1,0 +1,10 @@
+declare module "vitest" {
+  /** Values that test/global-setup.ts hands to every test file. */
+  export interface ProvidedContext {
+    /** `redis://…` of the Redis the tests own. */
+    redisUrl: string;
+    /** `http://127.0.0.1:<port>` of the echo origin (scripts/local/demo-origin.ts). */
+    originUrl: string;
+  }
+}
+export {};

@@ -1,0 +1,36 @@
+import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+
+// Two projects (design.md, "The local stack and the tests"): Node for the shim, the scripts and
+// the Lua against real Redis; workerd for the Worker, end to end. One globalSetup starts Redis,
+// the shim and the origin once, for both.
+export default defineConfig({
+  test: {
+    globalSetup: ["test/global-setup.ts"],
+    projects: [
+      {
+        test: {
+          name: "node",
+          environment: "node",
+          include: ["scripts/**/*.test.ts", "test/node/**/*.test.ts"],
+        },
+      },
+      {
+        plugins: [
+          cloudflareTest(({ inject }) => ({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                ORIGIN_URL: inject("originUrl"),
+              },
+            },
+          })),
+        ],
+        test: {
+          name: "worker",
+          include: ["src/**/*.test.ts", "test/worker/**/*.test.ts"],
+        },
+      },
+    ],
+  },
+});
