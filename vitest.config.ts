@@ -22,6 +22,8 @@ export default defineConfig({
             miniflare: {
               bindings: {
                 ORIGIN_URL: inject("originUrl"),
+                UPSTASH_REDIS_REST_URL: inject("upstashUrl"),
+                UPSTASH_REDIS_REST_TOKEN: inject("upstashToken"),
               },
             },
           })),

@@ -4,17 +4,25 @@
  * `REDIS_URL` names a Redis to use instead of a fresh one; the tests then share it, so only set it
  * for a Redis you own.
  */
+import { randomBytes } from "node:crypto";
 import type { TestProject } from "vitest/node";
 import { startDemoOrigin } from "../scripts/local/demo-origin.ts";
 import { startRedisServer } from "../scripts/local/redis-server.ts";
+import { startShim } from "../scripts/upstash-shim/index.ts";
 
 export default async function setup(project: TestProject) {
   const redis = process.env.REDIS_URL ? undefined : await startRedisServer();
+  const redisUrl = process.env.REDIS_URL ?? redis!.url;
+  const token = randomBytes(16).toString("hex");
+  const shim = await startShim({ redisUrl, token, port: 0 });
   const origin = await startDemoOrigin({ port: 0 });
-  project.provide("redisUrl", process.env.REDIS_URL ?? redis!.url);
+  project.provide("redisUrl", redisUrl);
+  project.provide("upstashUrl", shim.url);
+  project.provide("upstashToken", token);
   project.provide("originUrl", origin.url);
   return async () => {
     await origin.close();
+    await shim.close();
     await redis?.stop();
   };
 }

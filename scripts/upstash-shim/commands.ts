@@ -1,0 +1,40 @@
+/**
+ * @module PURE: the commands the shim refuses (upstash-rest.md §13). Upstash REST has no blocking,
+ * transaction-control or connection commands; on top of that, the shim shares one Redis connection
+ * between all requests, so anything that changes that connection's state, or reaches outside the
+ * database (server admin, replication, persistence, other databases), would leak between clients.
+ */
+import type { Command } from "./protocol.ts";
+
+const REFUSED = new Set([
+  // Connection state (§13): PING and ECHO are the only connection commands allowed.
+  "AUTH", "HELLO", "SELECT", "RESET", "CLIENT", "QUIT", "READONLY", "READWRITE", "ASKING",
+  // Transactions: WATCH/UNWATCH/DISCARD are unsupported over REST; MULTI/EXEC only via /multi-exec (§8).
+  "MULTI", "EXEC", "WATCH", "UNWATCH", "DISCARD",
+  // Pub/Sub listening: only through the SSE routes (§11.7).
+  "SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE", "MONITOR",
+  // Blocking commands (§13).
+  "BLPOP", "BRPOP", "BRPOPLPUSH", "BLMOVE", "BLMPOP", "BZPOPMIN", "BZPOPMAX", "BZMPOP", "WAIT", "WAITAOF",
+  // Server administration, replication, persistence, cluster (§13: "cluster commands").
+  "DEBUG", "CONFIG", "SHUTDOWN", "MODULE", "ACL", "SLAVEOF", "REPLICAOF", "SYNC", "PSYNC", "REPLCONF",
+  "CLUSTER", "FAILOVER", "SAVE", "BGSAVE", "BGREWRITEAOF", "MIGRATE", "SWAPDB", "MOVE",
+]);
+
+/** Stream reads block when given a BLOCK option (§13: "blocking XREAD/XREADGROUP"). */
+const BLOCK_OPTION = new Set(["XREAD", "XREADGROUP"]);
+
+/**
+ * The error a refused command gets, in Upstash's wording (§13), or `undefined` when the command
+ * may run. `SCRIPT DEBUG` is refused too: it switches the connection into the Lua debugger.
+ *
+ * @example
+ * refusal({ name: "SELECT", args: ["1"] }); // → "ERR Command is not available: 'SELECT'"
+ */
+export function refusal(command: Command): string | undefined {
+  const { name, args } = command;
+  const blocks =
+    REFUSED.has(name) ||
+    (BLOCK_OPTION.has(name) && args.some((arg) => String(arg).toUpperCase() === "BLOCK")) ||
+    (name === "SCRIPT" && String(args[0] ?? "").toUpperCase() === "DEBUG");
+  return blocks ? `ERR Command is not available: '${name}'` : undefined;
+}

@@ -1,0 +1,82 @@
+/**
+ * @module The Upstash REST shim: makes a plain `redis-server` speak the Upstash REST protocol
+ * (upstash-rest.md), so that `@upstash/redis` and `@upstash/ratelimit` work against it unchanged.
+ */
+import { createServer } from "node:http";
+import { createExecutor } from "./execute.ts";
+import { connectRedis } from "./redis.ts";
+import { createShimListener, createStats, type ShimFaults, type ShimStats } from "./server.ts";
+
+export type { ShimFaults, ShimStats } from "./server.ts";
+
+/** Options of {@link startShim}. */
+export interface ShimOptions {
+  /** The Redis behind the shim, `redis://host:port` (or `rediss://`). */
+  redisUrl: string;
+  /** The bearer token clients must send (§2). Required: the shim never runs open. */
+  token: string;
+  /** @default 0 (a free port) */
+  port?: number;
+  /** @default "127.0.0.1" (loopback only: the shim is a development tool) */
+  host?: string;
+  /** @default 10 MB, Upstash's limit on the free plan (§3) */
+  maxBodyBytes?: number;
+}
+
+/** A running shim. */
+export interface Shim {
+  /** `http://<host>:<port>`: the `UPSTASH_REDIS_REST_URL` to give the client. */
+  url: string;
+  /** Request and byte counters. */
+  stats: ShimStats;
+  /** Test-only faults: make the shim slow, or make it answer an error status. */
+  faults: { set(faults: ShimFaults): void; clear(): void };
+  /** Stops accepting, drops open connections and disconnects from Redis. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the shim and resolves once it accepts connections (and Redis answered, or the first
+ * attempt to reach it failed: requests then get 503 until Redis is back).
+ *
+ * @example
+ * const shim = await startShim({ redisUrl: "redis://127.0.0.1:6380", token: "secret" });
+ * const redis = new Redis({ url: shim.url, token: "secret" }); // @upstash/redis
+ * await shim.close();
+ */
+export async function startShim(options: ShimOptions): Promise<Shim> {
+  if (!options.token) throw new Error("startShim: a non-empty token is required");
+  const { port = 0, host = "127.0.0.1", maxBodyBytes = 10 * 1024 * 1024 } = options;
+  const redis = connectRedis(options.redisUrl);
+  const stats = createStats();
+  const faults: ShimFaults = {};
+  const server = createServer(
+    { keepAliveTimeout: 60_000 },
+    createShimListener({ token: options.token, executor: createExecutor(redis), subscriber: redis.subscriber, maxBodyBytes, stats, faults }),
+  );
+  await redis.ready;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, () => resolve());
+    });
+  } catch (error) {
+    await redis.close();
+    throw error;
+  }
+  const { port: actualPort } = server.address() as { port: number };
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${actualPort}`,
+    stats,
+    faults: {
+      set: (next) => Object.assign(faults, { delayMs: undefined, status: undefined }, next),
+      clear: () => Object.assign(faults, { delayMs: undefined, status: undefined }),
+    },
+    close: () =>
+      (closed ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }).then(() => redis.close())),
+  };
+}

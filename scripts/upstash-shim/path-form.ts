@@ -1,0 +1,35 @@
+/**
+ * @module PURE: the path form of a command, `GET|POST /set/foo/bar?EX=100` (upstash-rest.md §1).
+ * `@upstash/redis` never uses it; curl users and the Upstash docs do.
+ */
+import { RequestError, type Arg, type Command } from "./protocol.ts";
+
+/**
+ * Builds a command from the URL path segments, the raw body (appended as the last argument when
+ * non-empty) and the query parameters (after the body: `?EX=100` → `EX`, `100`; a parameter without
+ * a value adds only its name). Segments and query values are percent-decoded; `_token` is not an
+ * argument (§2).
+ *
+ * @example
+ * pathFormCommand(new URL("http://h/set/foo/bar?EX=100"), Buffer.alloc(0));
+ * // → { name: "SET", args: ["foo", "bar", "EX", "100"] }
+ */
+export function pathFormCommand(url: URL, body: Buffer): Command {
+  const segments = url.pathname.split("/").slice(1);
+  const decoded = segments.map((segment) => {
+    try {
+      return decodeURIComponent(segment);
+    } catch {
+      throw new RequestError(400, `ERR failed to parse command: bad percent-encoding in path segment "${segment}"`);
+    }
+  });
+  const [name, ...args] = decoded as [string, ...Arg[]];
+  if (!name) throw new RequestError(400, "ERR empty command");
+  if (body.length > 0) args.push(body);
+  for (const [key, value] of url.searchParams) {
+    if (key === "_token") continue;
+    args.push(key);
+    if (value !== "") args.push(value);
+  }
+  return { name: name.toUpperCase(), args };
+}

@@ -1,0 +1,102 @@
+/**
+ * @module The `#!lua flags=allow-key-locking` shebang (upstash-rest.md §9.4). Stock Redis rejects
+ * this Upstash-only flag, so the shim strips it before Redis sees a script, and remembers
+ * sha1(original text) → rewritten text, so that EVALSHA, SCRIPT EXISTS and SCRIPT LOAD answer for
+ * the digest the client computed over the original text, as Upstash does.
+ */
+import { createHash } from "node:crypto";
+import type { Arg, Command, Reply } from "./protocol.ts";
+
+/** How a command is sent to Redis, and how its reply is adjusted afterwards. */
+export interface ScriptPlan {
+  command: Command;
+  /** Applied to a successful reply (SCRIPT LOAD's digest, SCRIPT FLUSH clearing the map). */
+  after?: (reply: Reply) => Reply;
+}
+
+const UPSTASH_ONLY_FLAG = "allow-key-locking";
+/** Enough for every script a deployment uses; the oldest entry goes first when full. */
+const MAX_SCRIPTS = 10_000;
+
+/** The lowercase hex SHA1 of a script's UTF-8 bytes, as Redis computes it. */
+export function sha1(text: Arg): string {
+  return createHash("sha1").update(text).digest("hex");
+}
+
+/**
+ * Returns the script without the Upstash-only flag, or `undefined` when there is nothing to change.
+ * Other flags stay (Redis ≥ 7 knows them). When no flag is left, the shebang line is dropped but
+ * its newline is kept, so that line numbers in Redis's error messages still match the original.
+ *
+ * @example
+ * stripUpstashFlags("#!lua flags=allow-key-locking,no-writes\nreturn 1"); // → "#!lua flags=no-writes\nreturn 1"
+ * stripUpstashFlags("#!lua flags=allow-key-locking\nreturn 1");           // → "\nreturn 1"
+ */
+export function stripUpstashFlags(script: string): string | undefined {
+  if (!script.startsWith("#!")) return undefined;
+  const end = script.indexOf("\n");
+  const line = end === -1 ? script : script.slice(0, end);
+  const rest = end === -1 ? "" : script.slice(end);
+  const [engine = "", ...options] = line.split(/\s+/).filter(Boolean);
+  let changed = false;
+  const kept = options.flatMap((option) => {
+    if (!option.startsWith("flags=")) return [option];
+    const flags = option.slice("flags=".length).split(",");
+    const others = flags.filter((flag) => flag !== UPSTASH_ONLY_FLAG);
+    if (others.length === flags.length) return [option];
+    changed = true;
+    return others.length > 0 ? [`flags=${others.join(",")}`] : [];
+  });
+  if (!changed) return undefined;
+  return kept.length === 0 ? rest : `${[engine, ...kept].join(" ")}${rest}`;
+}
+
+/**
+ * The per-shim map from the client's digest to the rewritten script, and the rewriting of the
+ * script commands that depend on it (§9.4). One instance per shim; a restart forgets it, which the
+ * clients handle (NOSCRIPT → EVAL).
+ *
+ * @example
+ * const scripts = new ScriptRegistry();
+ * const plan = scripts.plan({ name: "EVAL", args: ["#!lua flags=allow-key-locking\nreturn 1", "0"] });
+ * // plan.command.args[0] === "\nreturn 1"; a later EVALSHA of sha1(original) is sent as sha1("\nreturn 1")
+ */
+export class ScriptRegistry {
+  readonly #rewrittenSha = new Map<string, string>();
+
+  /** Rewrites EVAL*, EVALSHA*, SCRIPT LOAD/EXISTS/FLUSH; any other command is returned unchanged. */
+  plan(command: Command): ScriptPlan {
+    const { name, args } = command;
+    if ((name === "EVAL" || name === "EVAL_RO") && args.length > 0) {
+      return { command: { name, args: [this.#rewrite(args[0]!), ...args.slice(1)] } };
+    }
+    if ((name === "EVALSHA" || name === "EVALSHA_RO") && args.length > 0) {
+      return { command: { name, args: [this.#translate(args[0]!), ...args.slice(1)] } };
+    }
+    if (name !== "SCRIPT" || args.length === 0) return { command };
+    const sub = String(args[0]).toUpperCase();
+    if (sub === "LOAD" && args.length === 2) {
+      const original = sha1(args[1]!);
+      // Upstash returns the digest of the text it was given (§9.4 step 3).
+      return { command: { name, args: ["LOAD", this.#rewrite(args[1]!)] }, after: () => Buffer.from(original) };
+    }
+    if (sub === "EXISTS") return { command: { name, args: ["EXISTS", ...args.slice(1).map((sha) => this.#translate(sha))] } };
+    if (sub === "FLUSH") return { command, after: (reply) => (this.#rewrittenSha.clear(), reply) };
+    return { command };
+  }
+
+  #rewrite(script: Arg): Arg {
+    const rewritten = stripUpstashFlags(String(script));
+    if (rewritten === undefined) return script;
+    const original = sha1(script);
+    if (!this.#rewrittenSha.has(original) && this.#rewrittenSha.size >= MAX_SCRIPTS) {
+      this.#rewrittenSha.delete(this.#rewrittenSha.keys().next().value!);
+    }
+    this.#rewrittenSha.set(original, sha1(rewritten));
+    return rewritten;
+  }
+
+  #translate(sha: Arg): Arg {
+    return this.#rewrittenSha.get(String(sha).toLowerCase()) ?? sha;
+  }
+}

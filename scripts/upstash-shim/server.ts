@@ -1,0 +1,195 @@
+/**
+ * @module The shim's HTTP layer (node:http): authentication, routing, body limits and the JSON
+ * envelopes of upstash-rest.md §1–§10. Commands are run by {@link createExecutor}.
+ */
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import type { Executor } from "./execute.ts";
+import { pathFormCommand } from "./path-form.ts";
+import { entryJson, errorJson, parseCommandBody, parsePipelineBody, RequestError } from "./protocol.ts";
+import { RedisUnavailableError } from "./redis.ts";
+import { serveSubscription, type SubscriberFactory } from "./sse.ts";
+
+/** Counters for tests and benchmarks. */
+export interface ShimStats {
+  /** HTTP requests received. */
+  requests: number;
+  /** Request body bytes read. */
+  bytesIn: number;
+  /** Response body bytes written (SSE frames included). */
+  bytesOut: number;
+  /** Sets every counter back to 0. */
+  reset(): void;
+}
+
+/** Test-only faults, applied to every authenticated request once its body is read. */
+export interface ShimFaults {
+  /** Wait this long before answering. */
+  delayMs?: number;
+  /** Answer with this status and a JSON error instead of running the command. */
+  status?: number;
+}
+
+/** What {@link createShimListener} needs. */
+export interface ShimListenerOptions {
+  token: string;
+  executor: Executor;
+  subscriber: SubscriberFactory;
+  /** Larger bodies get 413 `ERR max request size exceeded` (§3). */
+  maxBodyBytes: number;
+  stats: ShimStats;
+  faults: ShimFaults;
+}
+
+const ALLOWED_METHODS = new Set(["HEAD", "GET", "POST", "PUT"]);
+
+/** Creates a fresh stats object. */
+export function createStats(): ShimStats {
+  return {
+    requests: 0,
+    bytesIn: 0,
+    bytesOut: 0,
+    reset() {
+      this.requests = this.bytesIn = this.bytesOut = 0;
+    },
+  };
+}
+
+/**
+ * The request listener of the shim.
+ *
+ * @example
+ * createServer(createShimListener({ token, executor, subscriber, maxBodyBytes, stats, faults }));
+ */
+export function createShimListener(options: ShimListenerOptions): RequestListener {
+  const { stats, faults } = options;
+  const tokenDigest = digest(options.token);
+  const syncPrefix = randomBytes(4).toString("hex");
+  let syncCounter = 0;
+
+  const send = (res: ServerResponse, status: number, body: string, extra: Record<string, string> = {}) => {
+    stats.bytesOut += Buffer.byteLength(body);
+    res.writeHead(status, { "content-type": "application/json", ...extra });
+    res.end(body);
+  };
+
+  return async function handleShimRequest(req, res) {
+    stats.requests++;
+    // §10: a new, non-empty token on every response; §14: CORS for browsers.
+    res.setHeader("upstash-sync-token", `${syncPrefix}-${++syncCounter}`);
+    res.setHeader("access-control-allow-origin", "*");
+    res.setHeader("access-control-expose-headers", "upstash-sync-token");
+    const method = req.method ?? "GET";
+    if (method === "OPTIONS") {
+      res.writeHead(204, {
+        "access-control-allow-methods": "HEAD, GET, POST, PUT",
+        "access-control-allow-headers": "authorization, content-type, upstash-encoding, upstash-sync-token, upstash-response-format",
+      });
+      return void res.end();
+    }
+    // A rejected request's unread body would stall a kept-alive connection: close it instead.
+    const closeUnread = hasBody(req) ? { connection: "close" } : undefined;
+    if (!ALLOWED_METHODS.has(method)) {
+      return send(res, 405, errorJson(`ERR method ${method} is not allowed`), { allow: "HEAD, GET, POST, PUT", ...closeUnread });
+    }
+    const url = new URL(req.url ?? "/", "http://shim");
+    // §2: the token is checked before the body is read.
+    if (!authorized(req, url, tokenDigest)) return send(res, 401, errorJson("Unauthorized"), closeUnread);
+
+    try {
+      const format = req.headers["upstash-response-format"];
+      if (format !== undefined && String(format).toLowerCase() !== "json") {
+        throw new RequestError(400, `ERR unsupported Upstash-Response-Format "${format}": this shim only answers json`);
+      }
+      const route = routeOf(url.pathname);
+      if (route.kind === "subscribe") {
+        return await serveSubscription(req, res, { ...route, subscriber: options.subscriber, stats });
+      }
+      const body = await readBody(req, options.maxBodyBytes);
+      stats.bytesIn += body.length;
+      if (faults.delayMs) await new Promise((resolve) => setTimeout(resolve, faults.delayMs));
+      if (faults.status) return send(res, faults.status, errorJson(`ERR injected fault: status ${faults.status}`));
+
+      const base64 = String(req.headers["upstash-encoding"] ?? "").toLowerCase() === "base64";
+      if (route.kind === "pipeline" || route.kind === "multi-exec") {
+        const commands = parsePipelineBody(body.toString("utf8"));
+        const run = route.kind === "pipeline" ? options.executor.pipeline : options.executor.transaction;
+        const outcomes = await run(commands);
+        return send(res, 200, `[${outcomes.map((outcome) => entryJson(outcome, base64)).join(",")}]`);
+      }
+      const command = route.kind === "single" ? parseCommandBody(body.toString("utf8")) : pathFormCommand(url, body);
+      const [outcome] = await options.executor.pipeline([command]);
+      return send(res, outcome instanceof Error ? 400 : 200, entryJson(outcome!, base64));
+    } catch (error) {
+      if (error instanceof RequestError) return send(res, error.status, errorJson(error.message), error.status === 413 ? { connection: "close" } : {});
+      if (error instanceof RedisUnavailableError) return send(res, 503, errorJson(error.message));
+      console.error("upstash-shim: unexpected error", error);
+      return send(res, 500, errorJson("ERR internal shim error"));
+    }
+  };
+}
+
+type Route =
+  | { kind: "single" | "pipeline" | "multi-exec" | "path-form" }
+  | { kind: "subscribe"; pattern: boolean; channels: string[] };
+
+function routeOf(pathname: string): Route {
+  if (pathname === "/") return { kind: "single" };
+  if (pathname === "/pipeline") return { kind: "pipeline" };
+  if (pathname === "/multi-exec") return { kind: "multi-exec" };
+  const [first = "", ...rest] = pathname.slice(1).split("/");
+  if (first === "subscribe" || first === "psubscribe") {
+    const channels = rest.map(decodeSegment);
+    if (channels.length === 0 || channels.some((channel) => channel === "")) {
+      throw new RequestError(404, `ERR ${first} needs at least one non-empty channel: /${first}/<channel>`);
+    }
+    return { kind: "subscribe", pattern: first === "psubscribe", channels };
+  }
+  if (first === "" || first === "pipeline" || first === "multi-exec" || first === "monitor") {
+    throw new RequestError(404, `ERR endpoint not found: ${pathname}`);
+  }
+  return { kind: "path-form" };
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new RequestError(400, `ERR bad percent-encoding in path segment "${segment}"`);
+  }
+}
+
+function authorized(req: IncomingMessage, url: URL, expected: Buffer): boolean {
+  const header = req.headers.authorization;
+  const bearer = header?.match(/^Bearer\s+(.+)$/i)?.[1];
+  const given = url.searchParams.get("_token") ?? bearer;
+  // Compare fixed-length digests in constant time, so neither content nor length leaks.
+  return given !== undefined && timingSafeEqual(digest(given), expected);
+}
+
+function digest(text: string): Buffer {
+  return createHash("sha256").update(text).digest();
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  return Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
+}
+
+/** Reads the body, and stops reading as soon as it exceeds `max` bytes (§3: 413). */
+function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+  const tooLarge = () => new RequestError(413, `ERR max request size exceeded (${max} bytes)`);
+  if (Number(req.headers["content-length"] ?? 0) > max) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= max) return void chunks.push(chunk);
+      // Stop reading, but leave the socket open: the 413 is still to be written on it.
+      req.off("data", onData).off("end", onEnd).pause();
+      reject(tooLarge());
+    };
+    const onEnd = () => resolve(Buffer.concat(chunks));
+    req.on("data", onData).once("end", onEnd).once("error", reject);
+  });
+}

@@ -1,0 +1,66 @@
+/**
+ * @module Pub/Sub over Server-Sent Events: `POST /subscribe/<ch>` and `POST /psubscribe/<pattern>`
+ * (upstash-rest.md §11.7). Each request gets its own Redis subscriber connection, dropped when the
+ * client aborts the fetch (that is how `@upstash/redis` unsubscribes).
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Redis } from "ioredis";
+import { errorJson } from "./protocol.ts";
+import type { ShimStats } from "./server.ts";
+
+/** Opens a new Redis connection for one subscriber. */
+export type SubscriberFactory = () => Redis;
+
+/** One subscription request, already authenticated and routed. */
+export interface Subscription {
+  /** `psubscribe` (patterns) rather than `subscribe`. */
+  pattern: boolean;
+  /** Channel names or patterns, percent-decoded (§1). */
+  channels: string[];
+  subscriber: SubscriberFactory;
+  stats: ShimStats;
+}
+
+/**
+ * Subscribes, flushes the SSE headers at once (the client counts itself subscribed on the status),
+ * then streams `data: subscribe,<ch>,<n>` and `data: message,<ch>,<msg>` (or `psubscribe` /
+ * `pmessage,<pattern>,<ch>,<msg>`) frames until the client goes away. Messages are raw, never
+ * base64 (§11.7).
+ *
+ * @example
+ * await serveSubscription(req, res, { pattern: false, channels: ["chat"], subscriber, stats });
+ */
+export async function serveSubscription(req: IncomingMessage, res: ServerResponse, sub: Subscription): Promise<void> {
+  req.resume(); // The body is `[]`; nothing in it matters.
+  const redis = sub.subscriber();
+  redis.on("error", () => {});
+  const kind = sub.pattern ? "psubscribe" : "subscribe";
+  let closed = false;
+  res.once("close", () => {
+    closed = true;
+    redis.disconnect();
+  });
+  const write = (fields: Array<string | Buffer>) => {
+    const frame = `data: ${fields.map(String).join(",")}\n\n`;
+    sub.stats.bytesOut += Buffer.byteLength(frame);
+    res.write(frame);
+  };
+  try {
+    if (sub.pattern) await redis.psubscribe(...sub.channels);
+    else await redis.subscribe(...sub.channels);
+  } catch (error) {
+    redis.disconnect();
+    const body = errorJson(`ERR Redis is unreachable: ${error instanceof Error ? error.message : String(error)}`);
+    sub.stats.bytesOut += Buffer.byteLength(body);
+    res.writeHead(503, { "content-type": "application/json" }).end(body);
+    return;
+  }
+  if (closed) return;
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  res.flushHeaders();
+  sub.channels.forEach((channel, i) => write([kind, channel, String(i + 1)]));
+  redis.on("messageBuffer", (channel: Buffer, message: Buffer) => write(["message", channel, message]));
+  redis.on("pmessageBuffer", (pattern: Buffer, channel: Buffer, message: Buffer) => write(["pmessage", pattern, channel, message]));
+  // Redis went away: end the stream so the client notices, rather than leaving it silent.
+  redis.once("end", () => res.end());
+}
