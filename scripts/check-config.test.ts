@@ -1,0 +1,34 @@
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { checkConfigText } from "./check-config.ts";
+
+const dir = join(import.meta.dirname, "../test/fixtures/config");
+const fixtures = readdirSync(dir).filter((name) => name.endsWith(".toml"));
+
+describe("check-config", () => {
+  it.each(fixtures)("Should report exactly the message %s expects", (name) => {
+    const text = readFileSync(join(dir, name), "utf8");
+    const expected = /^# expect: (.*)$/m.exec(text)?.[1];
+    expect(expected, `${name} needs a "# expect:" first line`).toBeDefined();
+    const result = checkConfigText(text, name);
+    expect(result.output).toBe(`${name}: ${expected}`);
+    expect(result.code).toBe(expected!.startsWith("ok") ? 0 : 1);
+  });
+
+  it("Should exit 1 with the message when run on a bad file, and 0 on the project's own wrangler.toml", () => {
+    const run = (file?: string) => {
+      try {
+        return { code: 0, out: execFileSync("npx", ["tsx", "scripts/check-config.ts", ...(file ? [file] : [])], { encoding: "utf8", stdio: "pipe" }) };
+      } catch (error) {
+        const failed = error as { status: number; stderr: string };
+        return { code: failed.status, out: failed.stderr };
+      }
+    };
+    expect(run()).toEqual({ code: 0, out: "wrangler.toml: ok ([vars])\n" });
+    const bad = join("test/fixtures/config", "unknown-algorithm.toml");
+    expect(run(bad).code).toBe(1);
+    expect(run(bad).out).toContain('RATE_LIMIT_ALGORITHM: unknown algorithm "leaky"');
+  }, 30_000);
+});

@@ -1,0 +1,39 @@
+/**
+ * @module `npm run check-config [path/to/wrangler.toml]` (envoy's config_check_cmd): runs the
+ * Worker's own settings parser over the file's `[vars]` before a deploy. Prints `ok` and exits 0,
+ * or prints the error (variable, path, bad value) and exits 1.
+ */
+import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { parse } from "smol-toml";
+import { checkWranglerConfig } from "../src/config/check-wrangler.ts";
+
+/**
+ * Checks the text of a wrangler.toml; returns the line to print and the exit code.
+ *
+ * @example
+ * checkConfigText('[vars]\nRATE_LIMIT = "10 per second"', "wrangler.toml");
+ * // { code: 1, output: 'wrangler.toml: RATE_LIMIT: invalid window "second" …' }
+ */
+export function checkConfigText(text: string, file: string): { code: number; output: string } {
+  try {
+    const sets = checkWranglerConfig(parse(text) as Record<string, unknown>);
+    return { code: 0, output: `${file}: ok (${sets.join(", ")})` };
+  } catch (error) {
+    return { code: 1, output: `${file}: ${(error as Error).message}` };
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const file = process.argv[2] ?? "wrangler.toml";
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    console.error(`${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    process.exit(1);
+  }
+  const { code, output } = checkConfigText(text, file);
+  (code === 0 ? console.log : console.error)(output);
+  process.exit(code);
+}

@@ -1,0 +1,45 @@
+/**
+ * @module The checks `npm run check-config` runs over a parsed wrangler.toml: the same
+ * `readSettings` the Worker runs, for `[vars]` and for each `[env.<name>.vars]` (wrangler does not
+ * inherit `vars` into environments), plus the checks only a file allows: no unknown variable
+ * (a typo would otherwise be silently ignored) and no token in plain text.
+ */
+import { ConfigError } from "../errors";
+import { readSettings, VARIABLES, type Vars } from "../settings";
+
+/** Stands in for the secret, which lives in `wrangler secret`, not in the file. */
+const SECRET_PLACEHOLDER = "set-with-wrangler-secret-put";
+
+/**
+ * Throws the first {@link ConfigError} found in a parsed wrangler config; returns the names of
+ * the variable sets it checked.
+ *
+ * @example
+ * checkWranglerConfig(parseToml(text)); // ["[vars]", "[env.staging.vars]"]
+ */
+export function checkWranglerConfig(config: Record<string, unknown>): string[] {
+  const sets: Array<[string, unknown]> = [["[vars]", config.vars ?? {}]];
+  const envs = (config.env ?? {}) as Record<string, { vars?: unknown }>;
+  for (const [name, env] of Object.entries(envs)) sets.push([`[env.${name}.vars]`, env?.vars ?? {}]);
+  for (const [where, vars] of sets) checkVars(where, vars);
+  return sets.map(([where]) => where);
+}
+
+function checkVars(where: string, vars: unknown): void {
+  if (typeof vars !== "object" || vars === null || Array.isArray(vars)) throw new ConfigError(where, "", "expected a table of variables");
+  for (const name of Object.keys(vars)) {
+    if (!(VARIABLES as readonly string[]).includes(name)) {
+      throw new ConfigError(where, "", `unknown variable ${JSON.stringify(name)} (expected one of ${VARIABLES.join(", ")})`);
+    }
+  }
+  if ("UPSTASH_REDIS_REST_TOKEN" in vars) {
+    throw new ConfigError(where, "", "UPSTASH_REDIS_REST_TOKEN is a secret: remove it from the file and run `wrangler secret put UPSTASH_REDIS_REST_TOKEN`");
+  }
+  try {
+    readSettings({ ...(vars as Vars), UPSTASH_REDIS_REST_TOKEN: SECRET_PLACEHOLDER });
+  } catch (error) {
+    // Top-level messages stay as the Worker prints them; an environment's say which one.
+    if (where === "[vars]" || !(error instanceof ConfigError)) throw error;
+    throw new ConfigError(where, "", error.message);
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * @module Small readers for plain data (JSON or TOML values): each returns a typed value or throws
+ * a {@link ConfigError} naming the source, the path and the bad value (envoy's
+ * `newRateLimitConfigError`). Everything in src/config is built from these.
+ */
+import { ConfigError } from "../errors";
+
+/** Where a value sits: the variable (`ROUTES`) and the path inside it (`[2].rules[0]`). */
+export interface At {
+  source: string;
+  path: string;
+}
+
+/** The value quoted as it appeared, for messages: strings in quotes, the rest as JSON. */
+export function quote(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** Throws the error for `at`. */
+export function fail(at: At, detail: string): never {
+  throw new ConfigError(at.source, at.path, detail);
+}
+
+/** `at` one step deeper: a key (`.rules`) or an index (`[0]`). */
+export function child(at: At, step: string | number): At {
+  return { source: at.source, path: typeof step === "number" ? `${at.path}[${step}]` : `${at.path}.${step}` };
+}
+
+/**
+ * Checks that `value` is a plain object whose keys are all in `allowed`, so that a typo is an
+ * error instead of a silently ignored setting.
+ */
+export function readObject(value: unknown, allowed: readonly string[], at: At): Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) fail(at, `expected an object, got ${quote(value)}`);
+  const object = value as Record<string, unknown>;
+  for (const key of Object.keys(object)) {
+    if (!allowed.includes(key)) fail(at, `unknown key ${quote(key)} (expected one of ${allowed.join(", ")})`);
+  }
+  return object;
+}
+
+/** One of a fixed set of words. */
+export function readChoice<T extends string>(value: unknown, choices: readonly T[], what: string, at: At): T {
+  if (typeof value === "string" && (choices as readonly string[]).includes(value)) return value as T;
+  return fail(at, `unknown ${what} ${quote(value)} (expected one of ${choices.join(", ")})`);
+}
+
+/** An integer in [min, max]; accepts a number or its decimal text (env vars are strings). */
+export function readInteger(value: unknown, min: number, max: number, at: At): number {
+  const number = typeof value === "string" && /^-?[0-9]+$/.test(value) ? Number(value) : value;
+  if (typeof number !== "number" || !Number.isInteger(number) || number < min || number > max) {
+    fail(at, `invalid value ${quote(value)} (expected an integer from ${min} to ${max})`);
+  }
+  return number;
+}
+
+/** A non-empty string. */
+export function readString(value: unknown, at: At): string {
+  if (typeof value !== "string" || value.trim() === "") fail(at, `expected a non-empty string, got ${quote(value)}`);
+  return value;
+}
+
+/** An absolute http(s) URL, returned as written. */
+export function readUrl(value: unknown, at: At): string {
+  const text = readString(value, at);
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) fail(at, `invalid URL ${quote(text)} (expected http:// or https://)`);
+  return text;
+}

@@ -1,0 +1,104 @@
+/**
+ * @module `ROUTES`: a JSON list (or, from wrangler's `[vars]`, an already structured list) of
+ * routes, each read key by key against the allowed set so that a typo is an error (envoy's
+ * `validKeys`).
+ */
+import type { AlgorithmName, Rule } from "../limiter/types";
+import { parsePattern } from "../routing/pattern";
+import { type At, child, fail, quote, readChoice, readInteger, readObject, readString, readUrl } from "./read";
+import { ALGORITHMS, parseRule, ruleTextName } from "./rule";
+import type { KeySource, Mode, RouteSettings } from "./types";
+
+const ROUTE_KEYS = ["pattern", "name", "origin", "rules", "algorithm", "key", "cost", "mode", "unlimited"] as const;
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
+/** Generous for any real API, small enough that one request cannot spend a whole window. */
+const MAX_COST = 1_000;
+
+/** What a route inherits from the top-level variables. */
+export interface RouteDefaults {
+  algorithm: AlgorithmName;
+  mode: Mode;
+  origin?: string;
+}
+
+/**
+ * Reads `ROUTES`.
+ *
+ * @example
+ * parseRoutes('[{"pattern":"api.example.com/login*","rules":["5/1m","50/1h"]}]', defaults);
+ */
+export function parseRoutes(value: unknown, defaults: RouteDefaults): RouteSettings[] {
+  const at: At = { source: "ROUTES", path: "" };
+  const list = typeof value === "string" ? parseJson(value, at) : value;
+  if (!Array.isArray(list)) fail(at, `expected a JSON list of routes, got ${quote(list)}`);
+  const routes = list.map((entry, index) => parseRoute(entry, child(at, index), defaults));
+  const seen = new Map<string, number>();
+  routes.forEach((route, index) => {
+    const first = seen.get(route.scope);
+    if (first !== undefined) fail(child(child(at, index), "pattern"), `duplicate route ${quote(route.scope)} (also ROUTES[${first}]; give one a "name")`);
+    seen.set(route.scope, index);
+  });
+  return routes;
+}
+
+function parseRoute(value: unknown, at: At, defaults: RouteDefaults): RouteSettings {
+  const raw = readObject(value, ROUTE_KEYS, at);
+  if (raw.pattern === undefined) fail(at, 'missing key "pattern"');
+  const pattern = readString(raw.pattern, child(at, "pattern"));
+  const compiled = parsePattern(pattern);
+  if (typeof compiled === "string") fail(child(at, "pattern"), `invalid pattern ${quote(pattern)}: ${compiled}`);
+  const unlimited = raw.unlimited === undefined ? false : readBoolean(raw.unlimited, child(at, "unlimited"));
+  const algorithm = raw.algorithm === undefined ? defaults.algorithm : readChoice(raw.algorithm, ALGORITHMS, "algorithm", child(at, "algorithm"));
+  if (unlimited && raw.rules !== undefined) fail(child(at, "rules"), 'an unlimited route has no rules (remove "rules" or "unlimited")');
+  if (!unlimited && raw.rules === undefined) fail(at, 'missing key "rules" (or set "unlimited": true)');
+  const origin = raw.origin === undefined ? defaults.origin : readUrl(raw.origin, child(at, "origin"));
+  return {
+    pattern,
+    scope: raw.name === undefined ? pattern : readString(raw.name, child(at, "name")),
+    ...(origin === undefined ? {} : { origin }),
+    rules: unlimited ? [] : parseRules(raw.rules, child(at, "rules"), algorithm),
+    unlimited,
+    key: raw.key === undefined ? { kind: "ip" } : parseKeySource(raw.key, child(at, "key")),
+    cost: raw.cost === undefined ? 1 : readInteger(raw.cost, 1, MAX_COST, child(at, "cost")),
+    mode: raw.mode === undefined ? defaults.mode : readChoice(raw.mode, ["enforce", "shadow"] as const, "mode", child(at, "mode")),
+  };
+}
+
+/** `"10/1s"`, or a list of rules; a lone rule is named `default`, several get distinct names. */
+export function parseRules(value: unknown, at: At, algorithm: AlgorithmName): Rule[] {
+  if (!Array.isArray(value)) return [parseRule(value, at, algorithm, "default")];
+  if (value.length === 0) fail(at, 'expected at least one rule (or set "unlimited": true)');
+  const rules = value.map((item, index) =>
+    parseRule(item, child(at, index), algorithm, value.length === 1 ? "default" : (ruleTextName(item) ?? `rule-${index}`)),
+  );
+  const names = new Set<string>();
+  rules.forEach((rule, index) => {
+    if (names.has(rule.name)) fail(child(at, index), `duplicate rule name ${quote(rule.name)} (give each rule a distinct "name")`);
+    names.add(rule.name);
+  });
+  return rules;
+}
+
+function parseKeySource(value: unknown, at: At): KeySource {
+  if (value === "ip") return { kind: "ip" };
+  if (typeof value === "string" && value.startsWith("header:")) {
+    const name = value.slice("header:".length).toLowerCase();
+    if (HEADER_NAME.test(name)) return { kind: "header", name };
+  }
+  return fail(at, `invalid key source ${quote(value)} (expected "ip" or "header:<name>")`);
+}
+
+function readBoolean(value: unknown, at: At): boolean {
+  if (typeof value !== "boolean") fail(at, `expected true or false, got ${quote(value)}`);
+  return value;
+}
+
+function parseJson(text: string, at: At): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    // The parser's own message differs between engines (Node, workerd); the value does not.
+    const excerpt = text.length > 60 ? `${text.slice(0, 60)}…` : text;
+    return fail(at, `invalid JSON ${quote(excerpt)} (expected a list such as [{"pattern": "example.com/*", "rules": "10/1s"}])`);
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * @module One rule, as written in `RATE_LIMIT` or in `ROUTES[i].rules[j]`, to a normalized
+ * {@link Rule}. A rule is `"<count>/<window>"` for every algorithm (design.md, "The algorithms"),
+ * or an object when it needs a name, another algorithm or a token-bucket burst.
+ */
+import type { AlgorithmName, Rule } from "../limiter/types";
+import { parseDuration } from "./duration";
+import { type At, child, fail, quote, readChoice, readInteger, readObject } from "./read";
+
+/** The algorithm names, in the order the README's table lists them. */
+export const ALGORITHMS = ["fixed-window", "sliding-log", "sliding-window", "token-bucket"] as const satisfies readonly AlgorithmName[];
+
+/** The largest count a rule may allow per window: far above any sane limit, far below 2^53. */
+const MAX_COUNT = 1_000_000_000;
+const RULE_TEXT = /^([^/]*)\/(.*)$/;
+/** Names end up in Redis keys and in sf-string header values: keep them to a safe alphabet. */
+const NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
+const RULE_KEYS = ["limit", "window", "algorithm", "burst", "name"] as const;
+
+/**
+ * Reads one rule. `fallbackName` is used when the rule does not name itself.
+ *
+ * @example
+ * parseRule("100/60s", { source: "RATE_LIMIT", path: "" }, "fixed-window", "default");
+ * // { name: "default", algorithm: "fixed-window", limit: 100, windowMs: 60000 }
+ */
+export function parseRule(value: unknown, at: At, algorithm: AlgorithmName, fallbackName: string): Rule {
+  if (typeof value === "string") return parseRuleText(value, at, algorithm, fallbackName);
+  const raw = readObject(value, RULE_KEYS, at);
+  if (raw.limit === undefined) fail(at, 'missing key "limit"');
+  if (raw.window === undefined) fail(at, 'missing key "window"');
+  const rule: Rule = {
+    name: raw.name === undefined ? fallbackName : readName(raw.name, child(at, "name")),
+    algorithm: raw.algorithm === undefined ? algorithm : readChoice(raw.algorithm, ALGORITHMS, "algorithm", child(at, "algorithm")),
+    limit: readInteger(raw.limit, 1, MAX_COUNT, child(at, "limit")),
+    windowMs: readWindow(raw.window, child(at, "window")),
+  };
+  if (raw.burst !== undefined) {
+    if (rule.algorithm !== "token-bucket") fail(child(at, "burst"), `only token-bucket has a burst (this rule uses ${rule.algorithm})`);
+    rule.burst = readInteger(raw.burst, 1, MAX_COUNT, child(at, "burst"));
+  }
+  return rule;
+}
+
+/** The name a rule gets when it has none and shares its route with others: `10-per-1s`. */
+export function ruleTextName(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  const name = value.replace("/", "-per-");
+  return NAME.test(name) ? name : undefined;
+}
+
+function parseRuleText(text: string, at: At, algorithm: AlgorithmName, name: string): Rule {
+  const match = RULE_TEXT.exec(text);
+  if (!match) fail(at, `invalid rule ${quote(text)} (expected "<count>/<window>", e.g. "100/60s")`);
+  const count = match[1]!;
+  const limit = /^[1-9][0-9]{0,9}$/.test(count) ? Number(count) : 0;
+  if (limit < 1 || limit > MAX_COUNT) fail(at, `invalid count ${quote(count)} (expected an integer from 1 to ${MAX_COUNT})`);
+  return { name, algorithm, limit, windowMs: readWindow(match[2], at) };
+}
+
+function readWindow(value: unknown, at: At): number {
+  const ms = typeof value === "string" ? parseDuration(value) : undefined;
+  if (ms === undefined) fail(at, `invalid window ${quote(value)} (expected <integer><ms|s|m|h|d>, e.g. "60s")`);
+  return ms;
+}
+
+function readName(value: unknown, at: At): string {
+  if (typeof value !== "string" || !NAME.test(value)) fail(at, `invalid name ${quote(value)} (expected lowercase letters, digits, "_", "." or "-")`);
+  return value;
+}

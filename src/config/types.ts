@@ -1,0 +1,64 @@
+/**
+ * @module The validated settings: what `readSettings(env)` makes of design.md's configuration
+ * table. Every field is normalized (numbers are numbers, windows are ms) and carries its default.
+ */
+import type { Rule } from "../limiter/types";
+
+/** `enforce` refuses over-limit requests; `shadow` counts, logs and sends headers, never refuses. */
+export type Mode = "enforce" | "shadow";
+
+/** Which rate-limit headers answers carry (see src/headers). */
+export type HeaderStyle = "draft" | "legacy" | "both" | "none";
+
+/** Who a request is counted against. */
+export type KeySource = { kind: "ip" } | { kind: "header"; name: string };
+
+/** One entry of `ROUTES`, normalized. */
+export interface RouteSettings {
+  /** The wrangler-style pattern, as written (see src/routing). */
+  pattern: string;
+  /** Separates this route's counters from other routes'. @default the pattern */
+  scope: string;
+  /** Where allowed requests go. @default ORIGIN_URL, else the request's own URL */
+  origin?: string;
+  /** Every rule must admit a request (all-or-nothing). Empty when `unlimited`. */
+  rules: Rule[];
+  /** Requests on this route are never counted. @default false */
+  unlimited: boolean;
+  /** @default { kind: "ip" } */
+  key: KeySource;
+  /** Units one request costs. @default 1 */
+  cost: number;
+  /** @default MODE */
+  mode: Mode;
+}
+
+/** Everything the Worker and the middleware read from env vars. */
+export interface Settings {
+  redis: {
+    url: string;
+    /** A secret: never logged, never in a message, never forwarded. */
+    token: string;
+    /** Bound on one decision's Redis call. @default 1000 (see README, "Failure modes") */
+    timeoutMs: number;
+  };
+  /** Unmatched requests: `RATE_LIMIT` with `RATE_LIMIT_ALGORITHM`, `MODE`, `ORIGIN_URL`. */
+  defaultRoute: RouteSettings;
+  /** `ROUTES`, in declaration order. @default [] */
+  routes: RouteSettings[];
+  /** @default "open": a Redis outage should not take the site down with it */
+  failureMode: "open" | "closed";
+  /** First segment of every key. @default "rate" */
+  keyPrefix: string;
+  /** @default "draft" */
+  headers: HeaderStyle;
+  /** IPv6 clients are counted per prefix of this length. @default 64 */
+  ipv6Subnet: number;
+  /**
+   * How many proxies in front of the Worker append to `X-Forwarded-For`; 0 ignores the header
+   * (it is client-controlled) and uses `CF-Connecting-IP`. @default 0
+   */
+  trustedProxies: number;
+  /** Bound on the origin's answer (to the response headers). @default 30000 */
+  originTimeoutMs: number;
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { compileRoutes } from "./match";
+import { normalizeForMatch } from "./normalize";
+import { parsePattern } from "./pattern";
+
+const route = (pattern: string) => ({ pattern });
+const pick = (patterns: string[], url: string) => compileRoutes(patterns.map(route))(new URL(url))?.pattern;
+
+describe("parsePattern", () => {
+  it("Should read wrangler's route syntax", () => {
+    expect(parsePattern("api.example.com/v1/*")).toMatchObject({ hostKind: "exact", host: "api.example.com", pathKind: "prefix", path: "/v1/" });
+    expect(parsePattern("*.example.com/login*")).toMatchObject({ hostKind: "suffix", host: ".example.com", pathKind: "prefix", path: "/login" });
+    expect(parsePattern("https://Example.com./health")).toMatchObject({ scheme: "https", host: "example.com", pathKind: "exact", path: "/health" });
+  });
+
+  it.each([
+    ["example.com", "missing path (write host/path, e.g. example.com/*)"],
+    ["example.com/*/admin", "a * may only close the path"],
+    ["api.*.com/*", "a * may only open the host, and hosts hold letters, digits, dots and dashes"],
+    ["example.com:8080/*", "ports are not part of a route pattern"],
+    ["example.com/a?b=1", "route patterns do not match query strings"],
+  ])("Should explain why %s is not a pattern", (pattern, reason) => expect(parsePattern(pattern)).toBe(reason));
+});
+
+describe("compileRoutes precedence", () => {
+  it("Should prefer an exact host over a wildcard host, whatever the declaration order", () => {
+    expect(pick(["*.example.com/*", "api.example.com/*"], "https://api.example.com/x")).toBe("api.example.com/*");
+  });
+
+  it("Should prefer the longer literal path on the same host", () => {
+    expect(pick(["api.example.com/*", "api.example.com/v1/login*", "api.example.com/v1/*"], "https://api.example.com/v1/login")).toBe("api.example.com/v1/login*");
+  });
+
+  it("Should prefer an exact path over a prefix of the same length, and otherwise keep declaration order", () => {
+    expect(pick(["example.com/login*", "example.com/login"], "https://example.com/login")).toBe("example.com/login");
+    expect(pick(["*example.com/*", "*example.com/*"], "https://example.com/")).toBe("*example.com/*");
+  });
+
+  it("Should match *.example.com on subdomains only, and *example.com on the apex too", () => {
+    expect(pick(["*.example.com/*"], "https://example.com/")).toBeUndefined();
+    expect(pick(["*example.com/*"], "https://example.com/")).toBe("*example.com/*");
+    expect(pick(["*/*"], "https://anything.test/x")).toBe("*/*");
+  });
+
+  it("Should honour a scheme in the pattern", () => {
+    expect(pick(["http://example.com/*"], "https://example.com/")).toBeUndefined();
+    expect(pick(["http://example.com/*"], "http://example.com/")).toBe("http://example.com/*");
+  });
+});
+
+describe("normalizeForMatch", () => {
+  it.each([
+    ["https://EXAMPLE.com.:8443/login", "example.com", "/login"],
+    ["https://example.com/public/../login", "example.com", "/login"],
+    ["https://example.com/public/%2E%2E/login", "example.com", "/login"],
+    ["https://example.com/%6Cogin", "example.com", "/login"],
+    ["https://example.com/public%2F..%2Flogin", "example.com", "/login"],
+    ["https://example.com//login", "example.com", "/login"],
+    ["https://example.com/public\\..\\login", "example.com", "/login"],
+    ["https://example.com/LOGIN", "example.com", "/login"],
+    ["https://example.com/a/%zz/../b/", "example.com", "/a/b/"],
+  ])("Should normalize %s", (url, host, path) => expect(normalizeForMatch(new URL(url))).toMatchObject({ host, path }));
+
+  it("Should keep a request with a disguised path on the stricter route", () => {
+    const patterns = ["example.com/*", "example.com/login*"];
+    for (const url of ["https://example.com/static/..%2Flogin", "https://Example.com./%4cogin", "https://example.com/%2flogin"]) {
+      expect(pick(patterns, url)).toBe("example.com/login*");
+    }
+  });
+});

@@ -1,0 +1,55 @@
+/**
+ * @module Route lookup: patterns compiled once, one lookup per request.
+ *
+ * Precedence when several routes match (the most specific wins, as Cloudflare picks among
+ * overlapping routes):
+ * 1. an exact host beats a wildcard host; among wildcard hosts the longer literal suffix wins;
+ * 2. then the longer literal path (the part before the closing `*`);
+ * 3. then an exact path beats a prefix of the same length, and a pattern with a scheme beats one
+ *    without;
+ * 4. then declaration order in `ROUTES`.
+ */
+import { normalizeForMatch, type MatchTarget } from "./normalize";
+import { type Pattern, parsePattern, specificity } from "./pattern";
+
+/** Finds the route for a URL, or `undefined` when none matches. */
+export type RouteMatcher<T> = (url: URL) => T | undefined;
+
+/**
+ * Compiles routes into a matcher. Throws on a bad pattern: validate with `parsePattern` first
+ * (settings do) to get a proper `ConfigError`.
+ *
+ * @example
+ * const match = compileRoutes([{ pattern: "api.example.com/v1/*", id: "v1" }]);
+ * match(new URL("https://api.example.com/v1/users"))?.id; // "v1"
+ */
+export function compileRoutes<T extends { pattern: string }>(routes: readonly T[]): RouteMatcher<T> {
+  const compiled = routes
+    .map((route, order) => ({ route, order, pattern: compile(route.pattern) }))
+    .sort((a, b) => compareSpecificity(b.pattern, a.pattern) || a.order - b.order);
+  return function matchRoute(url) {
+    const target = normalizeForMatch(url);
+    return compiled.find((entry) => matches(entry.pattern, target))?.route;
+  };
+}
+
+/** Whether a compiled pattern matches a normalized target. */
+export function matches(pattern: Pattern, target: MatchTarget): boolean {
+  if (pattern.scheme && pattern.scheme !== target.scheme) return false;
+  const hostOk = pattern.hostKind === "exact" ? target.host === pattern.host : target.host.endsWith(pattern.host);
+  if (!hostOk) return false;
+  return pattern.pathKind === "exact" ? target.path === pattern.path : target.path.startsWith(pattern.path);
+}
+
+function compile(source: string): Pattern {
+  const pattern = parsePattern(source);
+  if (typeof pattern === "string") throw new Error(`Invalid route pattern "${source}": ${pattern}`);
+  return pattern;
+}
+
+function compareSpecificity(a: Pattern, b: Pattern): number {
+  const left = specificity(a);
+  const right = specificity(b);
+  for (let i = 0; i < left.length; i++) if (left[i] !== right[i]) return left[i]! - right[i]!;
+  return 0;
+}

@@ -1,0 +1,60 @@
+/**
+ * @module The request's URL as the route matcher sees it. Every spelling that an origin may read
+ * as the same resource must match the same route, or a client could move itself to a
+ * less-limited route: `/V1/../login`, `/%6Cogin`, `/api%2Flogin`, `//login`, `\login`,
+ * `EXAMPLE.com.:443` all normalize to what they mean.
+ */
+
+/** What a route pattern is matched against. */
+export interface MatchTarget {
+  scheme: "http" | "https";
+  /** Lowercase, without port or trailing dot. */
+  host: string;
+  /** Decoded once, slashes unified, dot segments resolved, lowercase. Never has a query. */
+  path: string;
+}
+
+/**
+ * Normalizes a request URL for matching (not for forwarding: the origin gets the URL as sent).
+ *
+ * @example
+ * normalizeForMatch(new URL("https://API.example.com.:8443/v1/%2E%2E/Login%2Fx"));
+ * // { scheme: "https", host: "api.example.com", path: "/login/x" }
+ */
+export function normalizeForMatch(url: URL): MatchTarget {
+  return {
+    scheme: url.protocol === "http:" ? "http" : "https",
+    host: url.hostname.toLowerCase().replace(/\.+$/, ""),
+    path: normalizePath(url.pathname),
+  };
+}
+
+function normalizePath(pathname: string): string {
+  // Decoding once matches what origins do; %2F and %5C then become separators, as many servers
+  // (and every path-joining framework) end up treating them.
+  const decoded = safeDecode(pathname).replace(/\\/g, "/").toLowerCase();
+  const segments: string[] = [];
+  for (const segment of decoded.split("/").slice(1)) {
+    if (segment === "" || segment === ".") continue;
+    if (segment === "..") segments.pop();
+    else segments.push(segment);
+  }
+  // Keep a trailing slash: `/login/` and `/login` may be different routes to a pattern.
+  const trailing = decoded.length > 1 && decoded.endsWith("/") && segments.length > 0 ? "/" : "";
+  return `/${segments.join("/")}${trailing}`;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    // A malformed escape (`%zz`) stays as written; every valid one is decoded.
+    return text.replace(/%[0-9a-f]{2}/gi, (escape) => {
+      try {
+        return decodeURIComponent(escape);
+      } catch {
+        return escape;
+      }
+    });
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * @module Route patterns in wrangler's route syntax (`api.example.com/v1/*`,
+ * `*.example.com/login*`): a `*` may open the host and close the path, nowhere else, as in
+ * Cloudflare's "Routes and domains" rules, so that patterns can be copied from `routes`.
+ */
+
+/** A compiled pattern. Literals are lowercase: matching ignores case (see normalize.ts). */
+export interface Pattern {
+  /** As written, for messages and logs. */
+  source: string;
+  /** `undefined` matches both schemes. */
+  scheme?: "http" | "https";
+  /** `exact`: the host itself; `suffix`: any host ending with `host` (`*` → empty suffix). */
+  hostKind: "exact" | "suffix";
+  host: string;
+  /** `exact`: the path itself; `prefix`: any path starting with `path`. */
+  pathKind: "exact" | "prefix";
+  path: string;
+}
+
+const SCHEME = /^(https?):\/\//;
+const HOST = /^[a-z0-9.-]*$/;
+const PATH = /^\/[A-Za-z0-9\-._~!$&'()+,;=:@/]*$/;
+
+/**
+ * Compiles one pattern; a string explains why it is not one.
+ *
+ * @example
+ * parsePattern("*.example.com/login*");
+ * // { hostKind: "suffix", host: ".example.com", pathKind: "prefix", path: "/login", … }
+ */
+export function parsePattern(source: string): Pattern | string {
+  let rest = source.trim().toLowerCase();
+  const scheme = SCHEME.exec(rest)?.[1] as Pattern["scheme"];
+  if (scheme) rest = rest.slice(scheme.length + 3);
+  const slash = rest.indexOf("/");
+  if (slash < 0) return "missing path (write host/path, e.g. example.com/*)";
+  let host = rest.slice(0, slash);
+  let path = rest.slice(slash);
+  if (host === "") return "missing host (use * for any host, e.g. */api/*)";
+  const hostKind = host.startsWith("*") ? "suffix" : "exact";
+  if (hostKind === "suffix") host = host.slice(1);
+  if (host.includes(":")) return "ports are not part of a route pattern";
+  if (!HOST.test(host)) return "a * may only open the host, and hosts hold letters, digits, dots and dashes";
+  const pathKind = path.endsWith("*") ? "prefix" : "exact";
+  if (pathKind === "prefix") path = path.slice(0, -1);
+  if (path.includes("?")) return "route patterns do not match query strings";
+  if (!PATH.test(path)) return "a * may only close the path";
+  // A fully qualified name's trailing dot names the same host (RFC 1034 §3.1); requests lose it too.
+  host = host.replace(/\.+$/, "");
+  return { source, ...(scheme ? { scheme } : {}), hostKind, host, pathKind, path };
+}
+
+/**
+ * How specific a pattern is, compared lexicographically (bigger wins): an exact host, then the
+ * longer literal host, then the longer literal path, then an exact path over a prefix.
+ */
+export function specificity(pattern: Pattern): [number, number, number, number, number] {
+  return [
+    pattern.hostKind === "exact" ? 1 : 0,
+    pattern.host.length,
+    pattern.path.length,
+    pattern.pathKind === "exact" ? 1 : 0,
+    pattern.scheme ? 1 : 0,
+  ];
+}

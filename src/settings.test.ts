@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { readSettings, settingsFor } from "./settings";
+
+const base = { UPSTASH_REDIS_REST_URL: "https://eu1-x.upstash.io", UPSTASH_REDIS_REST_TOKEN: "secret-token" };
+
+describe("readSettings", () => {
+  it("Should apply design.md's defaults when only the Redis endpoint is set", () => {
+    const settings = readSettings(base);
+    expect(settings.defaultRoute.rules).toEqual([{ name: "default", algorithm: "fixed-window", limit: 100, windowMs: 60_000 }]);
+    expect(settings).toMatchObject({ failureMode: "open", keyPrefix: "rate", headers: "draft", ipv6Subnet: 64, trustedProxies: 0, routes: [] });
+    expect(settings.redis).toEqual({ url: base.UPSTASH_REDIS_REST_URL, token: "secret-token", timeoutMs: 500 });
+    expect(settings.defaultRoute).toMatchObject({ mode: "enforce", unlimited: false, cost: 1, key: { kind: "ip" } });
+  });
+
+  it("Should read ROUTES given as JSON text or as a structured value, inheriting algorithm, mode and origin", () => {
+    const routes = [{ pattern: "api.example.com/login*", rules: ["5/1m", { limit: 50, window: "1h", name: "hourly" }], key: "header:X-Api-Key", cost: 2 }];
+    const vars = { ...base, RATE_LIMIT_ALGORITHM: "sliding-log", MODE: "shadow", ORIGIN_URL: "https://origin.example.com" };
+    for (const value of [JSON.stringify(routes), routes]) {
+      const [route] = readSettings({ ...vars, ROUTES: value }).routes;
+      expect(route).toEqual({
+        pattern: "api.example.com/login*",
+        scope: "api.example.com/login*",
+        origin: "https://origin.example.com",
+        rules: [
+          { name: "5-per-1m", algorithm: "sliding-log", limit: 5, windowMs: 60_000 },
+          { name: "hourly", algorithm: "sliding-log", limit: 50, windowMs: 3_600_000 },
+        ],
+        unlimited: false,
+        key: { kind: "header", name: "x-api-key" },
+        cost: 2,
+        mode: "shadow",
+      });
+    }
+  });
+
+  it("Should accept a token-bucket burst and RATE_LIMIT=unlimited", () => {
+    const settings = readSettings({ ...base, RATE_LIMIT: "unlimited", ROUTES: [{ pattern: "*/api/*", rules: [{ limit: 10, window: "1s", algorithm: "token-bucket", burst: 30 }] }] });
+    expect(settings.defaultRoute).toMatchObject({ unlimited: true, rules: [] });
+    expect(settings.routes[0]!.rules).toEqual([{ name: "default", algorithm: "token-bucket", limit: 10, windowMs: 1000, burst: 30 }]);
+  });
+
+  it("Should treat empty strings as unset, and numbers given as numbers as numbers", () => {
+    const settings = readSettings({ ...base, ORIGIN_URL: "", REDIS_TIMEOUT_MS: 120, IPV6_SUBNET: "48" });
+    expect(settings.defaultRoute.origin).toBeUndefined();
+    expect(settings.redis.timeoutMs).toBe(120);
+    expect(settings.ipv6Subnet).toBe(48);
+  });
+
+  it("Should never quote the token in an error", () => {
+    expect(() => readSettings({ ...base, UPSTASH_REDIS_REST_TOKEN: "" })).toThrow("UPSTASH_REDIS_REST_TOKEN: is required");
+    expect(() => readSettings({ ...base, UPSTASH_REDIS_REST_TOKEN: 42 as unknown as string })).toThrow(/^UPSTASH_REDIS_REST_TOKEN: expected a non-empty string$/);
+  });
+
+  it("Should name the variable, the path and the value of a nested mistake", () => {
+    const routes = [{ pattern: "a.com/*", rules: "1/1s" }, { pattern: "b.com/*", rules: [{ limit: 5, window: "1s", algorithm: "leaky" }] }];
+    expect(() => readSettings({ ...base, ROUTES: routes })).toThrow(
+      'ROUTES[1].rules[0].algorithm: unknown algorithm "leaky" (expected one of fixed-window, sliding-log, sliding-window, token-bucket)',
+    );
+    expect(() => readSettings({ ...base, ROUTES: [{ pattern: "a.com/*", rules: "1/1s", cost: 0 }] })).toThrow("ROUTES[0].cost: invalid value 0 (expected an integer from 1 to 1000)");
+    expect(() => readSettings({ ...base, KEY_PREFIX: "rate{x}" })).toThrow('KEY_PREFIX: invalid key prefix "rate{x}"');
+  });
+
+  it("Should parse once per env object", () => {
+    const env = { ...base };
+    expect(settingsFor(env)).toBe(settingsFor(env));
+    expect(settingsFor({ ...base })).not.toBe(settingsFor(env));
+  });
+});

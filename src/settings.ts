@@ -1,0 +1,117 @@
+/**
+ * @module `readSettings(env)`: every variable of design.md's configuration table, read once,
+ * validated, defaulted. A bad value throws a {@link ConfigError} naming the variable, the path
+ * and the value; nothing falls back silently. The token never appears in a message.
+ */
+import { parseRoutes } from "./config/routes";
+import { fail, readChoice, readInteger, readString, readUrl, type At } from "./config/read";
+import { ALGORITHMS, parseRule } from "./config/rule";
+import type { HeaderStyle, Mode, RouteSettings, Settings } from "./config/types";
+
+export type { HeaderStyle, KeySource, Mode, RouteSettings, Settings } from "./config/types";
+
+/** Every variable ratewall reads; `npm run check-config` rejects others in `[vars]` as typos. */
+export const VARIABLES = [
+  "UPSTASH_REDIS_REST_URL",
+  "UPSTASH_REDIS_REST_TOKEN",
+  "RATE_LIMIT",
+  "RATE_LIMIT_ALGORITHM",
+  "ORIGIN_URL",
+  "ROUTES",
+  "FAILURE_MODE",
+  "REDIS_TIMEOUT_MS",
+  "KEY_PREFIX",
+  "MODE",
+  "RATE_LIMIT_HEADERS",
+  "IPV6_SUBNET",
+  "TRUSTED_PROXIES",
+  "ORIGIN_TIMEOUT_MS",
+] as const;
+
+/** The variables as the Worker's `env` holds them (strings, or structured values from `[vars]`). */
+export type Vars = Partial<Record<(typeof VARIABLES)[number], unknown>>;
+
+/**
+ * Bound on one decision's Redis call, in ms. Measured through the local shim (README, "Failure
+ * modes"): a decision's p99 is a few ms on one machine, so the bound is set by geography instead:
+ * a Worker far from the Upstash primary pays up to ~250 ms per round trip, and a cold script
+ * costs two (EVALSHA, NOSCRIPT, EVAL). 500 ms admits that, and caps an outage's added latency.
+ */
+export const DEFAULT_REDIS_TIMEOUT_MS = 500;
+
+/**
+ * Reads and validates the settings. Empty strings count as unset.
+ *
+ * @example
+ * const settings = readSettings({ UPSTASH_REDIS_REST_URL: "https://x.upstash.io", UPSTASH_REDIS_REST_TOKEN: "…", RATE_LIMIT: "10/1s" });
+ * settings.defaultRoute.rules; // [{ name: "default", algorithm: "fixed-window", limit: 10, windowMs: 1000 }]
+ */
+export function readSettings(env: Vars): Settings {
+  const get = (name: (typeof VARIABLES)[number]) => (env[name] === "" ? undefined : env[name]);
+  const at = (source: string): At => ({ source, path: "" });
+  const algorithm = get("RATE_LIMIT_ALGORITHM") === undefined ? "fixed-window" : readChoice(get("RATE_LIMIT_ALGORITHM"), ALGORITHMS, "algorithm", at("RATE_LIMIT_ALGORITHM"));
+  const mode: Mode = get("MODE") === undefined ? "enforce" : readChoice(get("MODE"), ["enforce", "shadow"] as const, "mode", at("MODE"));
+  const origin = get("ORIGIN_URL") === undefined ? undefined : readUrl(get("ORIGIN_URL"), at("ORIGIN_URL"));
+  const rateLimit = get("RATE_LIMIT") ?? "100/60s";
+  const unlimited = rateLimit === "unlimited";
+  return {
+    redis: {
+      url: readUrl(required(get("UPSTASH_REDIS_REST_URL"), at("UPSTASH_REDIS_REST_URL")), at("UPSTASH_REDIS_REST_URL")),
+      token: readToken(get("UPSTASH_REDIS_REST_TOKEN")),
+      timeoutMs: optionalInteger(get("REDIS_TIMEOUT_MS"), DEFAULT_REDIS_TIMEOUT_MS, 1, 60_000, at("REDIS_TIMEOUT_MS")),
+    },
+    defaultRoute: {
+      pattern: "*/*",
+      scope: "",
+      ...(origin === undefined ? {} : { origin }),
+      rules: unlimited ? [] : [parseRule(rateLimit, at("RATE_LIMIT"), algorithm, "default")],
+      unlimited,
+      key: { kind: "ip" },
+      cost: 1,
+      mode,
+    },
+    routes: get("ROUTES") === undefined ? [] : parseRoutes(get("ROUTES"), { algorithm, mode, ...(origin === undefined ? {} : { origin }) }),
+    failureMode: get("FAILURE_MODE") === undefined ? "open" : readChoice(get("FAILURE_MODE"), ["open", "closed"] as const, "failure mode", at("FAILURE_MODE")),
+    keyPrefix: get("KEY_PREFIX") === undefined ? "rate" : readKeyPrefix(get("KEY_PREFIX"), at("KEY_PREFIX")),
+    headers: get("RATE_LIMIT_HEADERS") === undefined ? "draft" : readChoice<HeaderStyle>(get("RATE_LIMIT_HEADERS"), ["draft", "legacy", "both", "none"], "header style", at("RATE_LIMIT_HEADERS")),
+    ipv6Subnet: optionalInteger(get("IPV6_SUBNET"), 64, 1, 128, at("IPV6_SUBNET")),
+    trustedProxies: optionalInteger(get("TRUSTED_PROXIES"), 0, 0, 10, at("TRUSTED_PROXIES")),
+    originTimeoutMs: optionalInteger(get("ORIGIN_TIMEOUT_MS"), 30_000, 1, 300_000, at("ORIGIN_TIMEOUT_MS")),
+  };
+}
+
+const settingsByEnv = new WeakMap<object, Settings>();
+
+/** {@link readSettings}, once per `env` object: an isolate reuses the same env across requests. */
+export function settingsFor(env: object): Settings {
+  let settings = settingsByEnv.get(env);
+  if (!settings) {
+    settings = readSettings(env as Vars);
+    settingsByEnv.set(env, settings);
+  }
+  return settings;
+}
+
+function required(value: unknown, at: At): unknown {
+  if (value === undefined) fail(at, "is required");
+  return value;
+}
+
+/** The token is checked for presence only: quoting it in an error would leak it into logs. */
+function readToken(value: unknown): string {
+  const at: At = { source: "UPSTASH_REDIS_REST_TOKEN", path: "" };
+  if (value === undefined) fail(at, "is required (set it with `wrangler secret put UPSTASH_REDIS_REST_TOKEN`)");
+  if (typeof value !== "string" || value.trim() === "") fail(at, "expected a non-empty string");
+  return value;
+}
+
+function optionalInteger(value: unknown, fallback: number, min: number, max: number, at: At): number {
+  return value === undefined ? fallback : readInteger(value, min, max, at);
+}
+
+function readKeyPrefix(value: unknown, at: At): string {
+  const prefix = readString(value, at);
+  // The prefix leads every key; a brace would change the Redis Cluster hash tag.
+  if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(prefix)) fail(at, `invalid key prefix ${JSON.stringify(prefix)} (letters, digits, "_", ".", ":", "-"; at most 64)`);
+  return prefix;
+}
