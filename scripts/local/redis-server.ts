@@ -36,11 +36,14 @@ export class RedisServerMissingError extends Error {
  * @example
  * const redis = await startRedisServer();
  * try { use(redis.url); } finally { await redis.stop(); }
+ *
+ * `port` asks for a given port (a test that restarts Redis where a client expects it); by default
+ * a free one is picked.
  */
-export async function startRedisServer(): Promise<RedisServer> {
+export async function startRedisServer(options: { port?: number } = {}): Promise<RedisServer> {
   // Another process can take the port between our probe and redis's bind; try a few ports.
   for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
+    const port = options.port ?? (await freePort());
     const dir = await mkdtemp(join(tmpdir(), "ratewall-redis-"));
     const child = spawn(
       "redis-server",

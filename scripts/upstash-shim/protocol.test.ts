@@ -1,0 +1,127 @@
+import { describe, expect, it } from "vitest";
+import { refusal } from "./commands.ts";
+import { pathFormCommand } from "./path-form.ts";
+import { entryJson, errorJson, parseCommandBody, parsePipelineBody, RequestError, resultJson, type Reply } from "./protocol.ts";
+import { ScriptRegistry, sha1, stripUpstashFlags } from "./scripts.ts";
+
+const b = (text: string) => Buffer.from(text);
+
+describe("argument conversion (upstash-rest.md §3)", () => {
+  it("upper-cases the name and prints numbers and booleans as the client does", () => {
+    expect(parseCommandBody('["evalsha","e0e1",1,"key1","a",2,true]')).toEqual({
+      name: "EVALSHA",
+      args: ["e0e1", "1", "key1", "a", "2", "true"],
+    });
+    expect(parseCommandBody('["zadd","k",99.5,"m",1e21,false]').args).toEqual(["k", "99.5", "m", "1e+21", "false"]);
+  });
+
+  it.each([
+    ['["PING"', "ERR failed to parse command"],
+    ["[]", "ERR empty command"],
+    ['{"a":1}', "ERR failed to parse command"],
+    ["[1]", "ERR failed to parse command: the command name must be a non-empty string"],
+    ['["SET","k",null]', "ERR failed to parse command: argument 2 is null; only strings, numbers and booleans are allowed"],
+    ['["SET","k",["v"]]', "ERR failed to parse command: argument 2 is an array; only strings, numbers and booleans are allowed"],
+    ['["SET","k",{"v":1}]', "ERR failed to parse command: argument 2 is an object; only strings, numbers and booleans are allowed"],
+  ])("rejects the command body %s with 400 %j", (body, message) => {
+    expect(() => parseCommandBody(body)).toThrowError(new RequestError(400, message));
+  });
+
+  it.each([
+    ["[[", "ERR failed to parse pipeline request"],
+    ["[]", "ERR empty pipeline request"],
+    ['["PING"]', "ERR failed to parse pipeline request: command 1"],
+    ['[["PING"],[]]', "ERR failed to parse pipeline request: command 2: the command is empty"],
+    ['[["SET","k",null]]', "ERR failed to parse pipeline request: command 1: argument 2 is null; only strings, numbers and booleans are allowed"],
+  ])("rejects the pipeline body %s with 400 %j", (body, message) => {
+    expect(() => parsePipelineBody(body)).toThrowError(new RequestError(400, message));
+  });
+
+  it("reads a command from the path form, with the body last but one and the query after it", () => {
+    const command = pathFormCommand(new URL("http://h/set/a%20key/v?_token=t&EX=100&NX"), b("body"));
+    expect(command).toEqual({ name: "SET", args: ["a key", "v", b("body"), "EX", "100", "NX"] });
+  });
+});
+
+describe("RESP2 replies as JSON (upstash-rest.md §4.1, §5, §15)", () => {
+  const integer = (digits: string) => digits;
+  const table: Array<[string, Reply, string, string]> = [
+    ["simple OK", b("OK"), '{"result":"OK"}', '{"result":"OK"}'],
+    ["PONG", b("PONG"), '{"result":"PONG"}', '{"result":"UE9ORw=="}'],
+    ["a bulk string", b("v"), '{"result":"v"}', '{"result":"dg=="}'],
+    ["nil", null, '{"result":null}', '{"result":null}'],
+    ["an integer", integer("1"), '{"result":1}', '{"result":1}'],
+    ["an integer beyond 2^53, with Redis's exact digits", integer("9007199254740993"), '{"result":9007199254740993}', '{"result":9007199254740993}'],
+    ["HGETALL's flat array", [b("f"), b("1")], '{"result":["f","1"]}', '{"result":["Zg==","MQ=="]}'],
+    ["a score as a string", [b("m"), b("1.5")], '{"result":["m","1.5"]}', '{"result":["bQ==","MS41"]}'],
+    ["a nested Lua table", [integer("1"), b("a"), null, [b("x"), integer("2")]], '{"result":[1,"a",null,["x",2]]}', '{"result":[1,"YQ==",null,["eA==",2]]}'],
+    ["an OK nested in an array (encoded: the client would decode it)", [b("OK")], '{"result":["OK"]}', '{"result":["T0s="]}'],
+    ["a SCRIPT LOAD digest", b("098e0f0d1448c0a81dafe820f66d460eb09263da"), '{"result":"098e0f0d1448c0a81dafe820f66d460eb09263da"}', '{"result":"MDk4ZTBmMGQxNDQ4YzBhODFkYWZlODIwZjY2ZDQ2MGViMDkyNjNkYQ=="}'],
+    ["an error nested in an array", [new Error("ERR inner")], '{"result":["ERR inner"]}', '{"result":["RVJSIGlubmVy"]}'],
+  ];
+
+  it.each(table)("maps %s", (_, reply, json, base64) => {
+    expect(resultJson(reply, false)).toBe(json);
+    expect(resultJson(reply, true)).toBe(base64);
+  });
+
+  it("keeps binary bytes exact in base64 and replaces invalid UTF-8 with U+FFFD without it", () => {
+    const bytes = Buffer.from([0xff, 0x00, 0xc3, 0xa9]);
+    expect(resultJson(bytes, true)).toBe(`{"result":"${bytes.toString("base64")}"}`);
+    expect(JSON.parse(resultJson(bytes, false))).toEqual({ result: "\uFFFD\u0000é" });
+  });
+
+  it("never encodes errors, and gives error entries no result key", () => {
+    expect(errorJson("ERR boom")).toBe('{"error":"ERR boom"}');
+    expect(entryJson(new Error("NOSCRIPT No matching script. Please use EVAL."), true)).toBe(
+      '{"error":"NOSCRIPT No matching script. Please use EVAL."}',
+    );
+  });
+});
+
+describe("refused commands (upstash-rest.md §13)", () => {
+  it.each(["SELECT", "AUTH", "HELLO", "CLIENT", "MULTI", "EXEC", "WATCH", "SUBSCRIBE", "BLPOP", "CONFIG", "SHUTDOWN"])(
+    "refuses %s in Upstash's words",
+    (name) => expect(refusal({ name, args: [] })).toBe(`ERR Command is not available: '${name}'`),
+  );
+
+  it("refuses XREAD only when it would block, and lets ordinary commands through", () => {
+    expect(refusal({ name: "XREAD", args: ["block", "0", "STREAMS", "s", "$"] })).toBe("ERR Command is not available: 'XREAD'");
+    expect(refusal({ name: "XREAD", args: ["STREAMS", "s", "0"] })).toBeUndefined();
+    expect(refusal({ name: "EVALSHA", args: [] })).toBeUndefined();
+  });
+});
+
+describe("the allow-key-locking shebang (upstash-rest.md §9.4)", () => {
+  it("drops the shebang line when the Upstash flag was the only one, keeping the line count", () => {
+    expect(stripUpstashFlags("#!lua flags=allow-key-locking\nreturn 1")).toBe("\nreturn 1");
+  });
+
+  it("keeps the other flags", () => {
+    expect(stripUpstashFlags("#!lua flags=no-writes,allow-key-locking\nreturn 1")).toBe("#!lua flags=no-writes\nreturn 1");
+  });
+
+  it("leaves scripts without the flag alone", () => {
+    expect(stripUpstashFlags("return 1")).toBeUndefined();
+    expect(stripUpstashFlags("#!lua flags=no-writes\nreturn 1")).toBeUndefined();
+  });
+
+  it("sends EVALSHA of the original digest as the rewritten script's digest, once the script was seen", () => {
+    const scripts = new ScriptRegistry();
+    const original = "#!lua flags=allow-key-locking\nreturn 1";
+    expect(scripts.plan({ name: "EVALSHA", args: [sha1(original), "0"] }).command.args[0]).toBe(sha1(original));
+    scripts.plan({ name: "EVAL", args: [original, "0"] });
+    expect(scripts.plan({ name: "EVALSHA", args: [sha1(original), "0"] }).command.args[0]).toBe(sha1("\nreturn 1"));
+    expect(scripts.plan({ name: "SCRIPT", args: ["EXISTS", sha1(original)] }).command.args).toEqual(["EXISTS", sha1("\nreturn 1")]);
+  });
+
+  it("answers SCRIPT LOAD with the digest of the original text, and forgets everything on SCRIPT FLUSH", () => {
+    const scripts = new ScriptRegistry();
+    const original = "#!lua flags=allow-key-locking\nreturn 2";
+    const load = scripts.plan({ name: "SCRIPT", args: ["load", original] });
+    expect(load.command.args).toEqual(["LOAD", "\nreturn 2"]);
+    expect(load.after?.(b(sha1("\nreturn 2")))).toEqual(b(sha1(original)));
+    scripts.plan({ name: "SCRIPT", args: ["FLUSH"] }).after?.(b("OK"));
+    expect(scripts.plan({ name: "EVALSHA", args: [sha1(original), "0"] }).command.args[0]).toBe(sha1(original));
+  });
+});

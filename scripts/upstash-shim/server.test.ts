@@ -1,0 +1,254 @@
+import { randomUUID } from "node:crypto";
+import { request } from "node:http";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { startRedisServer } from "../local/redis-server.ts";
+import { startShim, type Shim } from "./index.ts";
+
+const TOKEN = "good";
+const H = { authorization: `Bearer ${TOKEN}` };
+const B64 = { ...H, "upstash-encoding": "base64" };
+
+let shim: Shim;
+beforeAll(async () => {
+  shim = await startShim({ redisUrl: inject("redisUrl"), token: TOKEN, port: 0 });
+});
+afterAll(() => shim.close());
+
+async function call(path: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}) {
+  const res = await fetch(`${shim.url}${path}`, { method: init.method ?? "POST", body: init.body, headers: init.headers ?? H });
+  return { status: res.status, body: await res.text(), headers: res.headers };
+}
+
+describe("the examples of upstash-rest.md §15", () => {
+  const p = `srv:${randomUUID()}:`;
+  // [request, headers, body, status, exact response body]; run in order, as one session.
+  const table: Array<[string, Record<string, string>, string, number, string]> = [
+    ["/", H, `["SET","${p}k","v"]`, 200, '{"result":"OK"}'],
+    ["/", B64, `["SET","${p}k","v"]`, 200, '{"result":"OK"}'],
+    ["/", B64, `["GET","${p}k"]`, 200, '{"result":"dg=="}'],
+    ["/", H, `["GET","${p}nokey"]`, 200, '{"result":null}'],
+    ["/", B64, `["PING"]`, 200, '{"result":"UE9ORw=="}'],
+    ["/", H, `["HSET","${p}h","f",1]`, 200, '{"result":1}'],
+    ["/", B64, `["HGETALL","${p}h"]`, 200, '{"result":["Zg==","MQ=="]}'],
+    ["/", H, `["ZADD","${p}z",1.5,"m"]`, 200, '{"result":1}'],
+    ["/", B64, `["ZRANGE","${p}z",0,-1,"WITHSCORES"]`, 200, '{"result":["bQ==","MS41"]}'],
+    ["/", B64, `["SET","${p}b",true]`, 200, '{"result":"OK"}'],
+    ["/", B64, `["GET","${p}b"]`, 200, '{"result":"dHJ1ZQ=="}'],
+    ["/", H, `["EVAL","return 1",0]`, 200, '{"result":1}'],
+    ["/", H, `["EVAL","return {1,'a',false,{'x',2}}",0]`, 200, '{"result":[1,"a",null,["x",2]]}'],
+    ["/", B64, `["EVAL","return {1,'a',false,{'x',2}}",0]`, 200, '{"result":[1,"YQ==",null,["eA==",2]]}'],
+    ["/", H, `["EVAL","return nil",0]`, 200, '{"result":null}'],
+    ["/", H, `["EVAL","return 3.7",0]`, 200, '{"result":3}'],
+    ["/", H, `["EVAL","return true",0]`, 200, '{"result":1}'],
+    ["/", B64, `["EVAL","return redis.status_reply('FINE')",0]`, 200, '{"result":"RklORQ=="}'],
+    ["/", H, `["EVAL","return redis.error_reply('boom')",0]`, 400, '{"error":"ERR boom"}'],
+    ["/", H, `["EVALSHA","${"0".repeat(40)}",0]`, 400, '{"error":"NOSCRIPT No matching script. Please use EVAL."}'],
+    ["/", B64, `["SCRIPT","LOAD","return ARGV[1]"]`, 200, '{"result":"MDk4ZTBmMGQxNDQ4YzBhODFkYWZlODIwZjY2ZDQ2MGViMDkyNjNkYQ=="}'],
+    ["/", H, `["EVAL","#!lua flags=allow-key-locking\\nreturn 1",0]`, 200, '{"result":1}'],
+    ["/pipeline", H, `[["SET","${p}k","v"],["INCR","${p}k"],["GET","${p}k"]]`, 200,
+      '[{"result":"OK"},{"error":"ERR value is not an integer or out of range"},{"result":"v"}]'],
+    ["/pipeline", B64, `[["SET","${p}k","v"],["GET","${p}k"],["PING"]]`, 200, '[{"result":"OK"},{"result":"dg=="},{"result":"UE9ORw=="}]'],
+    ["/pipeline", H, `[["EVALSHA","wrong-sha1",0],["GET","${p}x"]]`, 200,
+      '[{"error":"NOSCRIPT No matching script. Please use EVAL."},{"result":null}]'],
+    ["/multi-exec", H, `[["SET","${p}a","x"],["INCR","${p}a"],["GET","${p}a"]]`, 200,
+      '[{"result":"OK"},{"error":"ERR value is not an integer or out of range"},{"result":"x"}]'],
+    ["/multi-exec", H, `[["SET","${p}a","x"],["NOTACMD"]]`, 400,
+      `{"error":"EXECABORT Transaction discarded because of previous errors. First error: ERR unknown command 'NOTACMD', with args beginning with: "}`],
+    ["/", { authorization: "Bearer wrong" }, `["PING"]`, 401, '{"error":"Unauthorized"}'],
+    ["/", {}, `["PING"]`, 401, '{"error":"Unauthorized"}'],
+    ["/", H, `["PING"`, 400, '{"error":"ERR failed to parse command"}'],
+    ["/", H, `[]`, 400, '{"error":"ERR empty command"}'],
+    ["/", H, `{"a":1}`, 400, '{"error":"ERR failed to parse command"}'],
+  ];
+
+  it.each(table)("POST %s with %o and %s answers %i %s", async (path, headers, body, status, expected) => {
+    const res = await call(path, { body, headers });
+    expect({ status: res.status, body: res.body }).toEqual({ status, body: expected });
+    expect(res.headers.get("content-type")).toBe("application/json");
+  });
+
+  it("answers GET /set/<k>/<v>?_token=… in the path form", async () => {
+    expect(await call(`/set/${p}path/bar?_token=${TOKEN}`, { method: "GET", headers: {} })).toMatchObject({ status: 200, body: '{"result":"OK"}' });
+    expect(await call(`/get/${p}path`, { method: "GET" })).toMatchObject({ status: 200, body: '{"result":"bar"}' });
+  });
+
+  it("answers DELETE / with 405 and a JSON body", async () => {
+    expect(await call("/", { method: "DELETE" })).toMatchObject({ status: 405, body: '{"error":"ERR method DELETE is not allowed"}' });
+  });
+});
+
+describe("the path form (upstash-rest.md §1)", () => {
+  it("appends the raw body as the last argument before the query parameters", async () => {
+    const key = `srv:${randomUUID()}`;
+    expect((await call(`/set/${key}?EX=100`, { body: "a raw body", headers: H })).body).toBe('{"result":"OK"}');
+    expect((await call(`/get/${key}`, { method: "GET" })).body).toBe('{"result":"a raw body"}');
+    expect((await call(`/ttl/${key}`, { method: "GET" })).body).toMatch(/^\{"result":(100|99)\}$/);
+  });
+
+  it("stores a binary body byte for byte, and returns it exactly in base64", async () => {
+    const key = `srv:${randomUUID()}`;
+    const bytes = Buffer.from([0xff, 0x00, 0xfe, 0x80, 0x0a, 0xc3]);
+    const res = await fetch(`${shim.url}/set/${key}`, { method: "POST", body: bytes, headers: H });
+    expect(await res.text()).toBe('{"result":"OK"}');
+    expect((await call("/", { body: JSON.stringify(["GET", key]), headers: B64 })).body).toBe(`{"result":"${bytes.toString("base64")}"}`);
+  });
+
+  it("percent-decodes path segments", async () => {
+    const key = `srv:${randomUUID()} with spaces`;
+    await call(`/set/${encodeURIComponent(key)}/caf%C3%A9`);
+    expect((await call("/", { body: JSON.stringify(["GET", key]) })).body).toBe('{"result":"café"}');
+  });
+});
+
+describe("requests the shim refuses", () => {
+  it("answers 401 before reading the body when the token is wrong", async () => {
+    // The headers announce a body that is never sent: only an answer before reading it can arrive.
+    const status = await new Promise<number>((resolve, reject) => {
+      const url = new URL(shim.url);
+      const req = request({ host: url.hostname, port: url.port, method: "POST", path: "/", headers: { authorization: "Bearer wrong", "content-length": "1000" } });
+      req.on("response", (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+        req.destroy();
+      });
+      req.on("error", reject);
+      req.flushHeaders();
+    });
+    expect(status).toBe(401);
+  });
+
+  it("accepts the token in the _token query parameter, and any Content-Type", async () => {
+    const res = await call(`/?_token=${TOKEN}`, { body: '["PING"]', headers: { "content-type": "application/x-www-form-urlencoded" } });
+    expect(res).toMatchObject({ status: 200, body: '{"result":"PONG"}' });
+  });
+
+  it("refuses commands that change connection state or block, with Upstash's text", async () => {
+    for (const command of [["SELECT", 1], ["CLIENT", "SETNAME", "x"], ["BLPOP", "k", 0], ["MULTI"], ["SUBSCRIBE", "c"], ["CONFIG", "GET", "*"]]) {
+      const res = await call("/", { body: JSON.stringify(command) });
+      expect(res).toEqual(expect.objectContaining({ status: 400, body: `{"error":"ERR Command is not available: '${command[0]}'"}` }));
+    }
+  });
+
+  it("reports a refused command inside a pipeline as its own entry and runs the others", async () => {
+    const key = `srv:${randomUUID()}`;
+    const res = await call("/pipeline", { body: JSON.stringify([["SET", key, "1"], ["EXEC"], ["GET", key]]) });
+    expect(res.body).toBe(`[{"result":"OK"},{"error":"ERR Command is not available: 'EXEC'"},{"result":"1"}]`);
+  });
+
+  it("discards a whole transaction that holds a refused command", async () => {
+    const key = `srv:${randomUUID()}`;
+    const res = await call("/multi-exec", { body: JSON.stringify([["SET", key, "1"], ["WATCH", key]]) });
+    expect(res).toMatchObject({ status: 400, body: `{"error":"ERR Command is not available: 'WATCH'"}` });
+    expect((await call("/", { body: JSON.stringify(["EXISTS", key]) })).body).toBe('{"result":0}');
+  });
+
+  it("answers 404 with JSON for endpoints that do not exist", async () => {
+    expect(await call("/pipeline/extra", { body: "[]" })).toMatchObject({ status: 404, body: '{"error":"ERR endpoint not found: /pipeline/extra"}' });
+  });
+
+  it("answers 400 for the resp2 response format, which it does not implement", async () => {
+    const res = await call("/", { body: '["PING"]', headers: { ...H, "upstash-response-format": "resp2" } });
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toHaveProperty("error");
+  });
+
+  it("answers 413 for a body over the limit, and keeps serving", async () => {
+    const small = await startShim({ redisUrl: inject("redisUrl"), token: TOKEN, port: 0, maxBodyBytes: 64 });
+    try {
+      const big = JSON.stringify(["SET", "k", "x".repeat(200_000)]);
+      const res = await fetch(`${small.url}/`, { method: "POST", body: big, headers: H });
+      expect({ status: res.status, body: await res.text() }).toEqual({ status: 413, body: '{"error":"ERR max request size exceeded (64 bytes)"}' });
+      const chunked = await fetch(`${small.url}/`, {
+        method: "POST",
+        headers: H,
+        body: new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode(big)), c.close()) }),
+        duplex: "half",
+      } as RequestInit);
+      expect(chunked.status).toBe(413);
+      expect((await fetch(`${small.url}/`, { method: "POST", body: '["PING"]', headers: H })).status).toBe(200);
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe("headers and instrumentation", () => {
+  it("sends a new, non-empty upstash-sync-token on every response, errors included", async () => {
+    const tokens = [];
+    for (const headers of [H, H, { authorization: "Bearer wrong" }]) {
+      tokens.push((await call("/", { body: '["PING"]', headers })).headers.get("upstash-sync-token"));
+    }
+    expect(tokens.every((token) => typeof token === "string" && token.length > 0)).toBe(true);
+    expect(new Set(tokens).size).toBe(3);
+  });
+
+  it("counts requests and body bytes in both directions", async () => {
+    shim.stats.reset();
+    await call("/", { body: '["PING"]' });
+    expect({ ...shim.stats, reset: undefined }).toEqual({ requests: 1, bytesIn: 8, bytesOut: '{"result":"PONG"}'.length, reset: undefined });
+  });
+
+  it("answers with an injected status, and runs nothing, until the faults are cleared", async () => {
+    const key = `srv:${randomUUID()}`;
+    shim.faults.set({ status: 500, delayMs: 5 });
+    try {
+      const res = await call("/", { body: JSON.stringify(["SET", key, "1"]) });
+      expect(res).toMatchObject({ status: 500, body: '{"error":"ERR injected fault: status 500"}' });
+    } finally {
+      shim.faults.clear();
+    }
+    expect((await call("/", { body: JSON.stringify(["EXISTS", key]) })).body).toBe('{"result":0}');
+  });
+});
+
+describe("Pub/Sub over SSE (upstash-rest.md §11.7)", () => {
+  it("streams the subscribe confirmation and then raw published messages", async () => {
+    const channel = `chan ${randomUUID()}`;
+    const abort = new AbortController();
+    const res = await fetch(`${shim.url}/subscribe/${encodeURIComponent(channel)}`, {
+      method: "POST",
+      body: "[]",
+      headers: { ...B64, accept: "text/event-stream" },
+      signal: abort.signal,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/event-stream");
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    const readUntil = async (needle: string) => {
+      while (!text.includes(needle)) text += (await reader.read()).value ?? "";
+    };
+    await readUntil(`data: subscribe,${channel},1\n`);
+    await vi.waitFor(async () => {
+      expect((await call("/", { body: JSON.stringify(["PUBLISH", channel, '{"hello":1}']) })).body).toBe('{"result":1}');
+    });
+    await readUntil(`data: message,${channel},{"hello":1}\n`);
+    abort.abort();
+  });
+});
+
+describe("when Redis is unreachable", () => {
+  it("answers 503 with JSON at once, and serves again once Redis is back on the same port", async () => {
+    const redis = await startRedisServer();
+    const port = Number(new URL(redis.url).port);
+    const own = await startShim({ redisUrl: redis.url, token: TOKEN, port: 0 });
+    let again: Awaited<ReturnType<typeof startRedisServer>> | undefined;
+    try {
+      const ping = async () => {
+        const res = await fetch(`${own.url}/pipeline`, { method: "POST", body: '[["PING"]]', headers: H });
+        return { status: res.status, body: await res.text() };
+      };
+      expect(await ping()).toEqual({ status: 200, body: '[{"result":"PONG"}]' });
+      await redis.stop();
+      const down = await ping();
+      expect(down.status).toBe(503);
+      expect(JSON.parse(down.body).error).toMatch(/^ERR Redis is unreachable: /);
+      again = await startRedisServer({ port });
+      await vi.waitFor(async () => expect(await ping()).toEqual({ status: 200, body: '[{"result":"PONG"}]' }), { timeout: 10_000, interval: 50 });
+    } finally {
+      await own.close();
+      await again?.stop();
+      await redis.stop();
+    }
+  });
+});
