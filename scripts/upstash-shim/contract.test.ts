@@ -49,7 +49,7 @@ describe("@upstash/redis through the shim: data types", () => {
 
   it("pushes and ranges lists", async () => {
     const l = key("l");
-    await redis.rpush(l, "a", "b", 3);
+    await redis.rpush(l, "a", "b", "3");
     expect(await redis.lrange(l, 0, -1)).toEqual(["a", "b", 3]);
     expect(await redis.lpop(l)).toBe("a");
   });
