@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { createBlockCache } from "./block-cache";
+import type { Decision } from "./limiter/types";
+
+const decision: Decision = { allowed: false, rule: "default", rules: [], retryAfter: 10 };
+
+describe("createBlockCache", () => {
+  it("Should hold a block until its time, and forget it from then on", () => {
+    const blocks = createBlockCache(10);
+    blocks.set("a", { until: 1_000, decision });
+    expect(blocks.get("a", 999)?.until).toBe(1_000);
+    expect(blocks.get("a", 1_000)).toBeUndefined();
+    expect(blocks.size).toBe(0);
+  });
+
+  it("Should evict the least recently used client when full", () => {
+    const blocks = createBlockCache(2);
+    blocks.set("a", { until: 1_000, decision });
+    blocks.set("b", { until: 1_000, decision });
+    blocks.get("a", 0);
+    blocks.set("c", { until: 1_000, decision });
+    expect(blocks.get("b", 0)).toBeUndefined();
+    expect(blocks.get("a", 0)).toBeDefined();
+    expect(blocks.get("c", 0)).toBeDefined();
+    expect(blocks.size).toBe(2);
+  });
+
+  it("Should refuse a capacity that is not a positive integer", () => {
+    expect(() => createBlockCache(0)).toThrow("Block cache capacity must be a positive integer, got 0");
+  });
+});

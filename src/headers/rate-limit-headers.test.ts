@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import type { Decision } from "../limiter/types";
+import { policyHeader, rateLimitHeaders, retryAfterSeconds } from "./rate-limit-headers";
+
+const now = 1_700_000_000_000;
+const rules = [
+  { name: "10-per-1s", algorithm: "fixed-window" as const, limit: 10, windowMs: 1000 },
+  { name: "1000-per-1h", algorithm: "token-bucket" as const, limit: 1000, windowMs: 3_600_000, burst: 50 },
+];
+const allowed: Decision = {
+  allowed: true,
+  rule: "1000-per-1h",
+  rules: [
+    { rule: "10-per-1s", limit: 10, remaining: 9, resetAt: now + 400, windowMs: 1000 },
+    { rule: "1000-per-1h", limit: 50, remaining: 7, resetAt: now + 17_200, windowMs: 3_600_000 },
+  ],
+};
+const refused: Decision = { ...allowed, allowed: false, rule: "10-per-1s", rules: [{ rule: "10-per-1s", limit: 10, remaining: 0, resetAt: now + 400, windowMs: 1000 }] };
+
+describe("policyHeader", () => {
+  it("Should list every rule with its quota (the burst for a token bucket) and window in seconds", () => {
+    expect(policyHeader(rules)).toBe('"10-per-1s";q=10;w=1, "1000-per-1h";q=50;w=3600');
+    expect(policyHeader([{ name: "default", algorithm: "fixed-window", limit: 5, windowMs: 500 }])).toBe('"default";q=5;w=1');
+  });
+});
+
+describe("rateLimitHeaders", () => {
+  const policy = policyHeader(rules);
+
+  it("Should send the draft fields, with t rounded up", () => {
+    expect(rateLimitHeaders(allowed, policy, now, "draft")).toEqual([
+      ["RateLimit-Policy", policy],
+      ["RateLimit", '"10-per-1s";r=9;t=1, "1000-per-1h";r=7;t=18'],
+    ]);
+  });
+
+  it("Should send the legacy fields for the deciding rule, with the reset in Unix seconds", () => {
+    expect(rateLimitHeaders(allowed, policy, now, "legacy")).toEqual([
+      ["X-RateLimit-Limit", "50"],
+      ["X-RateLimit-Remaining", "7"],
+      ["X-RateLimit-Reset", String(Math.ceil((now + 17_200) / 1000))],
+    ]);
+    expect(rateLimitHeaders(allowed, policy, now, "both").map(([name]) => name)).toEqual(["RateLimit-Policy", "RateLimit", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]);
+  });
+
+  it("Should send Retry-After on a refusal whatever the style, never before the reset", () => {
+    expect(rateLimitHeaders(refused, policy, now, "none")).toEqual([["Retry-After", "1"]]);
+    expect(retryAfterSeconds({ ...refused, rules: [{ ...refused.rules[0]!, resetAt: now + 17_001 }] }, now)).toBe(18);
+    expect(retryAfterSeconds({ ...refused, retryAfter: 2.2 }, now)).toBe(3);
+  });
+
+  it("Should send nothing but Retry-After when the decision has no outcomes", () => {
+    expect(rateLimitHeaders({ allowed: true, rule: "default", rules: [], reason: "redis-timeout" }, policy, now, "both")).toEqual([]);
+  });
+});

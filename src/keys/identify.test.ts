@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { identify, MAX_KEY_LENGTH, UNKNOWN_CLIENT } from "./identify";
+import { clientIp } from "./ip";
+
+const byIp = { key: { kind: "ip" as const }, ipv6Subnet: 64, trustedProxies: 0 };
+const byKey = { ...byIp, key: { kind: "header" as const, name: "x-api-key" } };
+
+describe("clientIp", () => {
+  it.each([
+    ["203.0.113.7", "203.0.113.7"],
+    ["2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::/64"],
+    ["2001:DB8:1:2::1", "2001:db8:1:2::/64"],
+    ["2001:db8:0:0:1::1", "2001:db8::/64"],
+    ["::ffff:203.0.113.7", "203.0.113.7"],
+    ["::ffff:cb00:7107", "203.0.113.7"],
+    ["fe80::1%eth0", "fe80::/64"],
+    ["[2001:db8::1]", "2001:db8::/64"],
+    ["::1", "::/64"],
+  ])("Should read %s as %s", (text, client) => expect(clientIp(text, 64)).toBe(client));
+
+  it("Should group IPv6 by the configured prefix length", () => {
+    expect(clientIp("2001:db8:abcd:1234::1", 48)).toBe("2001:db8:abcd::/48");
+    expect(clientIp("2001:db8:abcd:1234::1", 128)).toBe("2001:db8:abcd:1234::1/128");
+    expect(clientIp("2001:db8:abcd:12ff::1", 56)).toBe("2001:db8:abcd:1200::/56");
+  });
+
+  it.each(["", "256.1.1.1", "1.2.3", "01.2.3.4", "0x7f.0.0.1", "2001:db8::1::2", "2001:db8:1:2:3:4:5:6:7", "gggg::1", "::ffff:1.2.3.999", "localhost"])(
+    "Should refuse %j",
+    (text) => expect(clientIp(text, 64)).toBeUndefined(),
+  );
+});
+
+describe("identify", () => {
+  it("Should count one /64 as one client", async () => {
+    const a = await identify(new Headers({ "cf-connecting-ip": "2001:db8:1:2::a" }), byIp);
+    const b = await identify(new Headers({ "cf-connecting-ip": "2001:db8:1:2:ffff::b" }), byIp);
+    expect(a).toEqual({ client: "2001:db8:1:2::/64" });
+    expect(b).toEqual(a);
+  });
+
+  it("Should ignore X-Forwarded-For unless proxies are trusted, then take the address the outermost one saw", async () => {
+    const headers = new Headers({ "cf-connecting-ip": "198.51.100.1", "x-forwarded-for": "1.1.1.1, 203.0.113.9" });
+    expect(await identify(headers, byIp)).toEqual({ client: "198.51.100.1" });
+    expect(await identify(headers, { ...byIp, trustedProxies: 1 })).toEqual({ client: "203.0.113.9" });
+    expect(await identify(headers, { ...byIp, trustedProxies: 3 })).toEqual({ client: UNKNOWN_CLIENT, warning: "missing-forwarded-for" });
+  });
+
+  it("Should put clients without a usable address in one bucket, with a warning, and never throw", async () => {
+    expect(await identify(new Headers(), byIp)).toEqual({ client: UNKNOWN_CLIENT, warning: "missing-ip" });
+    expect(await identify(new Headers({ "cf-connecting-ip": "not-an-ip" }), byIp)).toEqual({ client: UNKNOWN_CLIENT, warning: "invalid-ip" });
+  });
+
+  it("Should hash header keys, so the key itself never reaches Redis", async () => {
+    const identity = await identify(new Headers({ "x-api-key": "sk_live_secret", "cf-connecting-ip": "203.0.113.7" }), byKey);
+    expect(identity.client).toMatch(/^key:[0-9a-f]{32}$/);
+    expect(identity.client).not.toContain("secret");
+    expect(await identify(new Headers({ "x-api-key": "sk_live_secret" }), byKey)).toEqual(identity);
+  });
+
+  it("Should fall back to the address when the key is missing or longer than the cap", async () => {
+    const ip = { "cf-connecting-ip": "203.0.113.7" };
+    expect(await identify(new Headers(ip), byKey)).toEqual({ client: "203.0.113.7", warning: "missing-key" });
+    const long = "k".repeat(MAX_KEY_LENGTH + 1);
+    expect(await identify(new Headers({ ...ip, "x-api-key": long }), byKey)).toEqual({ client: "203.0.113.7", warning: "key-too-long" });
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * @module Who a request is counted against (design.md, "Identify the client").
+ *
+ * - `CF-Connecting-IP` is the only trusted source on Cloudflare. `X-Forwarded-For` is
+ *   client-controlled and is read only when `TRUSTED_PROXIES` says how many proxies of yours
+ *   append to it; the address is then the one the outermost trusted proxy saw.
+ * - IPv6 is grouped by `IPV6_SUBNET`; IPv4-mapped IPv6 is IPv4 (see ip.ts).
+ * - Header keys (API keys) are capped at {@link MAX_KEY_LENGTH} and hashed with SHA-256, so a
+ *   secret never enters Redis or a log, and a key's length never enters a key.
+ *
+ * The safe rule for a missing or invalid value: never throw. A header key that is missing or too
+ * long falls back to the client's address. An address that is missing or invalid is counted in
+ * one shared bucket, `unknown`, which is strict (those clients limit each other) rather than
+ * open, and the result carries a warning for the log: on Cloudflare it only happens when
+ * something upstream is misconfigured.
+ */
+import type { KeySource } from "../config/types";
+import { clientIp } from "./ip";
+
+/** Longer header values are not keys but noise (or an attempt to make hashing expensive). */
+export const MAX_KEY_LENGTH = 256;
+/** The one bucket for clients without a usable address. */
+export const UNKNOWN_CLIENT = "unknown";
+
+/** How the client is identified. */
+export interface IdentifyOptions {
+  key: KeySource;
+  ipv6Subnet: number;
+  trustedProxies: number;
+}
+
+/** The identity, safe for a Redis key, and why it is a fallback when it is one. */
+export interface Identity {
+  client: string;
+  warning?: "missing-ip" | "invalid-ip" | "missing-forwarded-for" | "missing-key" | "key-too-long";
+}
+
+/**
+ * Identifies the client of a request from its headers.
+ *
+ * @example
+ * await identify(new Headers({ "cf-connecting-ip": "2001:db8::1" }), { key: { kind: "ip" }, ipv6Subnet: 64, trustedProxies: 0 });
+ * // { client: "2001:db8::/64" }
+ */
+export async function identify(headers: Headers, options: IdentifyOptions): Promise<Identity> {
+  if (options.key.kind === "header") {
+    const value = headers.get(options.key.name);
+    if (value && value.length <= MAX_KEY_LENGTH) return { client: `key:${await sha256Hex(value)}` };
+    const address = identifyIp(headers, options);
+    return address.warning ? address : { ...address, warning: value ? "key-too-long" : "missing-key" };
+  }
+  return identifyIp(headers, options);
+}
+
+function identifyIp(headers: Headers, { ipv6Subnet, trustedProxies }: IdentifyOptions): Identity {
+  if (trustedProxies > 0) {
+    const hops = (headers.get("x-forwarded-for") ?? "").split(",").map((hop) => hop.trim()).filter(Boolean);
+    const seen = hops[hops.length - trustedProxies];
+    if (seen === undefined) return { client: UNKNOWN_CLIENT, warning: "missing-forwarded-for" };
+    const client = clientIp(seen, ipv6Subnet);
+    return client ? { client } : { client: UNKNOWN_CLIENT, warning: "invalid-ip" };
+  }
+  const header = headers.get("cf-connecting-ip");
+  if (!header) return { client: UNKNOWN_CLIENT, warning: "missing-ip" };
+  const client = clientIp(header, ipv6Subnet);
+  return client ? { client } : { client: UNKNOWN_CLIENT, warning: "invalid-ip" };
+}
+
+/** SHA-256 (Web Crypto), first 128 bits in hex: collision-free in practice, half the key size. */
+async function sha256Hex(value: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value));
+  return [...new Uint8Array(digest).slice(0, 16)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
