@@ -1,0 +1,39 @@
+/**
+ * @module The Redis key of one rule for one client (design.md, "The algorithms": key shapes).
+ * Pure: the algorithm drivers append what depends on `now` (a window index).
+ */
+
+/** What names one counter. */
+export interface KeyParts {
+  /** First segment of every key (`KEY_PREFIX`), e.g. `rate`. */
+  prefix: string;
+  /** The algorithm's short tag, e.g. `fixed`, `sliding`. */
+  tag: string;
+  /** The client's identifier, already normalized by src/keys/identify. */
+  client: string;
+  /** The route's scope; empty for the default route, and then left out. */
+  scope: string;
+  /** The rule's name, given only when the route has several rules. */
+  rule?: string;
+}
+
+/**
+ * Builds `<prefix>:<tag>:{<client>}[:<scope>][:<rule>]`. The braces are a Redis Cluster hash tag:
+ * every key of one client's decision lands in one slot, so a multi-key script stays valid on a
+ * cluster. A client containing a brace would move the tag, so it is refused.
+ *
+ * @example
+ * buildKey({ prefix: "rate", tag: "fixed", client: "203.0.113.7", scope: "" })
+ * // "rate:fixed:{203.0.113.7}"
+ * buildKey({ prefix: "rate", tag: "gcra", client: "2001:db8::/64", scope: "api", rule: "hourly" })
+ * // "rate:gcra:{2001:db8::/64}:api:hourly"
+ */
+export function buildKey({ prefix, tag, client, scope, rule }: KeyParts): string {
+  if (client === "" || client.includes("{") || client.includes("}")) {
+    throw new RangeError(`client identifier ${JSON.stringify(client)} cannot be a hash tag`);
+  }
+  let key = `${prefix}:${tag}:{${client}}`;
+  if (scope !== "") key += `:${scope}`;
+  if (rule !== undefined) key += `:${rule}`;
+  return key;
+}

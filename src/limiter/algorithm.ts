@@ -1,0 +1,50 @@
+/**
+ * @module What every algorithm provides: its Lua fragment and single-rule script, its keys, and
+ * the TypeScript model of the same check (the in-memory store and the oracle of the differential
+ * test). The registry in ./index.ts maps names to these.
+ */
+import type { LimiterScript } from "./assemble-script";
+import type { ModelStore } from "./memory/model-store";
+import type { AlgorithmName } from "./types";
+
+/** A rule's numbers as the scripts receive them. */
+export interface RuleParams {
+  /** Requests per window. */
+  limit: number;
+  /** Window length, ms. */
+  windowMs: number;
+  /** Requests at once; only `token-bucket` reads it, the others get `limit`. */
+  burst: number;
+}
+
+/**
+ * One rule's check, as the Lua `check` returns it (./assemble-script.ts): both outcomes, and the
+ * write that charges the request, run only when every rule of the route admitted it.
+ */
+export interface RuleCheck {
+  ok: boolean;
+  /** ms until this rule could admit this cost; meaningful only when `ok` is false. */
+  retryMs: number;
+  /** Requests still allowed if nothing is charged. */
+  remaining: number;
+  /** ms since the epoch when the quota is full again, if nothing is charged. */
+  resetAt: number;
+  chargedRemaining: number;
+  chargedResetAt: number;
+  charge(): void;
+}
+
+/** An algorithm: Lua for Redis and a mirror-image TypeScript model of the same arithmetic. */
+export interface Algorithm {
+  readonly name: AlgorithmName;
+  /** Short tag: the key segment after the prefix, and the Lua dispatch name. */
+  readonly tag: string;
+  /** This algorithm alone: what a single-rule route sends. */
+  readonly script: LimiterScript;
+  /** The Lua fragment that registers `ALGORITHMS[tag]`, for the multi-rule script. */
+  readonly lua: string;
+  /** The keys of one rule, from the rule's base key (src/keys/build-key.ts) and `now`. */
+  keys(baseKey: string, windowMs: number, now: number): string[];
+  /** The model: the same check as the Lua, over an in-memory store. */
+  check(store: ModelStore, keys: string[], now: number, cost: number, rule: RuleParams): RuleCheck;
+}

@@ -1,0 +1,78 @@
+/**
+ * @module Assembles a limiter script from algorithm fragments. Every script, single-rule or
+ * multi-rule, has the same shape and the same KEYS/ARGV layout, so one argument builder and one
+ * reply parser serve them all (see ./reply.ts):
+ *
+ * - ARGV: `now` (ms since the epoch), `cost` (units), then four per rule:
+ *   algorithm tag, limit (requests), window (ms), burst (requests; token-bucket only, else = limit).
+ * - KEYS: each rule's keys in rule order (one per rule; two for `sliding-window`).
+ * - Reply: `allowed` (1|0), then four per rule: ok (1|0), remaining (requests), reset at (ms since
+ *   the epoch), retry in (ms; 0 unless this rule refused).
+ *
+ * Each fragment registers `ALGORITHMS[<tag>] = { keys = n, check = function(keys, now, cost,
+ * limit, window_ms, burst) }`. `check` only reads (and trims what has already expired); it
+ * returns the outcome both uncharged and charged, and a `charge` function that writes. The main
+ * part checks every rule, then charges every rule only if all admitted: all-or-nothing inside one
+ * atomic script (design.md, "The algorithms").
+ */
+
+/** A script with its SHA1 pinned; a test compares `sha1` with Redis's `SCRIPT LOAD`. */
+export interface LimiterScript {
+  /** The exact Lua text, shebang included (Upstash hashes the full text). */
+  readonly source: string;
+  /** Lowercase hex SHA1 of `source`: what EVALSHA sends. */
+  readonly sha1: string;
+}
+
+const header = `#!lua flags=allow-key-locking
+local ALGORITHMS = {}
+`;
+
+const main = `
+local now = tonumber(ARGV[1]) -- ms since the epoch, from the Worker's clock
+local cost = tonumber(ARGV[2]) -- units this request costs, integer >= 1
+
+local checks = {}
+local allowed = true
+local key_at = 1 -- index in KEYS of the next rule's first key
+for arg_at = 3, #ARGV, 4 do
+  local algorithm = ALGORITHMS[ARGV[arg_at]]
+  local limit = tonumber(ARGV[arg_at + 1]) -- requests per window
+  local window_ms = tonumber(ARGV[arg_at + 2]) -- ms
+  local burst = tonumber(ARGV[arg_at + 3]) -- requests at once (token-bucket)
+  local keys = {}
+  for i = 1, algorithm.keys do keys[i] = KEYS[key_at + i - 1] end
+  key_at = key_at + algorithm.keys
+  local check = algorithm.check(keys, now, cost, limit, window_ms, burst)
+  allowed = allowed and check.ok
+  checks[#checks + 1] = check
+end
+
+local reply = { allowed and 1 or 0 }
+for _, check in ipairs(checks) do
+  if allowed then
+    check.charge()
+    reply[#reply + 1] = 1
+    reply[#reply + 1] = math.max(check.charged_remaining, 0)
+    reply[#reply + 1] = check.charged_reset_at
+    reply[#reply + 1] = 0
+  else
+    reply[#reply + 1] = check.ok and 1 or 0
+    reply[#reply + 1] = math.max(check.remaining, 0)
+    reply[#reply + 1] = check.reset_at
+    reply[#reply + 1] = check.ok and 0 or check.retry_ms
+  end
+end
+return reply
+`;
+
+/**
+ * Joins the shebang, the fragments and the main part. Deterministic: the same fragments always
+ * give the same text, so the SHA1 pinned beside each script stays valid.
+ *
+ * @example
+ * export const source = assembleScript([fixedWindowLua]);
+ */
+export function assembleScript(fragments: readonly string[]): string {
+  return header + fragments.join("") + main;
+}

@@ -1,0 +1,45 @@
+/**
+ * @module The Redis-backed limiter: one script call per decision, whatever the number of rules.
+ */
+import { algorithmByName } from "./registry";
+import { parseReply } from "./reply";
+import { runScript } from "./run-script";
+import { compilePlan } from "./plan";
+import { sha1, source } from "./multi-rule/script";
+import type { Limiter, Rule, ScriptRunner } from "./types";
+
+/** What the limiter talks to, and how it names its keys. */
+export interface LimiterDeps {
+  /** Redis, narrowed to EVALSHA and EVAL (src/redis/client.ts, or a fake in unit tests). */
+  runner: ScriptRunner;
+  /** First segment of every key (`KEY_PREFIX`), e.g. `rate`. */
+  prefix: string;
+}
+
+/**
+ * Validates `rules` once (throws RangeError naming the rule) and returns a limiter that decides
+ * each request with one EVALSHA: all rules checked, then all charged, or none. A refused request
+ * consumes nothing. Errors from Redis (RedisRestError) are thrown: the caller applies
+ * `FAILURE_MODE`.
+ *
+ * @example
+ * const limiter = createLimiter(
+ *   [
+ *     { name: "burst", algorithm: "fixed-window", limit: 10, windowMs: 1_000 },
+ *     { name: "hourly", algorithm: "token-bucket", limit: 1_000, windowMs: 3_600_000 },
+ *   ],
+ *   { runner: createRedisRunner({ url, token, timeoutMs: 50 }), prefix: "rate" },
+ * );
+ * const decision = await limiter.limit({ client: "203.0.113.7", scope: "api", now: Date.now() });
+ * if (!decision.allowed) console.log(`retry in ${decision.retryAfter} s`);
+ */
+export function createLimiter(rules: Rule[], { runner, prefix }: LimiterDeps): Limiter {
+  const plan = compilePlan(rules, algorithmByName, { source, sha1 });
+  return {
+    rules: plan.rules,
+    async limit(request) {
+      const { keys, args } = plan.arguments(request, prefix);
+      return parseReply(await runScript(runner, plan.script, keys, args), plan.rules);
+    },
+  };
+}

@@ -1,0 +1,23 @@
+/**
+ * @module The fixed-window check in TypeScript, line for line the Lua of ./script.ts.
+ */
+import type { RuleCheck, RuleParams } from "../algorithm";
+import type { ModelStore } from "../memory/model-store";
+
+export function checkFixedWindow(store: ModelStore, keys: string[], now: number, cost: number, { limit, windowMs }: RuleParams): RuleCheck {
+  const key = keys[0]!;
+  const count = store.get<number>(key, now) ?? 0;
+  const resetAt = (Math.floor(now / windowMs) + 1) * windowMs;
+  return {
+    ok: count + cost <= limit,
+    retryMs: resetAt - now,
+    remaining: limit - count,
+    resetAt,
+    chargedRemaining: limit - count - cost,
+    chargedResetAt: resetAt,
+    charge() {
+      if (count === 0) store.set(key, cost, resetAt - now, now);
+      else store.update(key, count + cost, resetAt - now, now);
+    },
+  };
+}

@@ -1,0 +1,12 @@
+/**
+ * @module The multi-rule script: every algorithm's fragment behind one dispatcher, so a route's
+ * rules, whatever their mix, are decided in one atomic call (check all, then charge all). One
+ * script for every mix keeps one SHA1 cached, rather than a script per combination.
+ */
+import { assembleScript } from "../assemble-script";
+import { lua as fixedWindow } from "../fixed-window/script";
+
+/** Every algorithm, dispatched per rule on its tag (ARGV). */
+export const source = assembleScript([fixedWindow]);
+/** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
+export const sha1 = "f02e3fe27a7578b77e3f531a2bc63be0c225e874";

@@ -1,0 +1,71 @@
+/**
+ * @module A route's rules compiled once (validated, algorithms resolved, per-rule ARGV built) and
+ * turned into KEYS and ARGV per request. Pure; shared by the Redis limiter and the in-memory one.
+ */
+import { buildKey } from "../keys/build-key";
+import type { Algorithm, RuleParams } from "./algorithm";
+import type { LimiterScript } from "./assemble-script";
+import type { LimitRequest, Rule } from "./types";
+
+/** The registry's view needed here; ./index.ts passes the real one (avoids an import cycle). */
+export type AlgorithmLookup = (name: string) => Algorithm | undefined;
+
+/** Rules ready to run: what `limit()` needs per request, computed once. */
+export interface Plan {
+  readonly rules: readonly Rule[];
+  readonly algorithms: readonly Algorithm[];
+  readonly params: readonly RuleParams[];
+  /** The algorithm's own script for one rule, the multi-rule script for several. */
+  readonly script: LimiterScript;
+  /** KEYS and ARGV for one request. Throws RangeError for a bad cost or clock. */
+  arguments(request: LimitRequest, prefix: string): { keys: string[]; args: string[] };
+}
+
+const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 1;
+
+/**
+ * Validates `rules` and compiles them. Errors name the rule and quote the bad value.
+ *
+ * @example
+ * const plan = compilePlan(rules, (name) => algorithms[name], multiRuleScript);
+ */
+export function compilePlan(rules: readonly Rule[], lookup: AlgorithmLookup, multiRule: LimiterScript): Plan {
+  if (rules.length === 0) throw new RangeError("a limiter needs at least one rule");
+  const names = new Set<string>();
+  const algorithms = rules.map((rule, i) => {
+    const where = `rules[${i}] (${JSON.stringify(rule.name)})`;
+    const algorithm = lookup(rule.algorithm);
+    if (algorithm === undefined) throw new RangeError(`${where}: unknown algorithm ${JSON.stringify(rule.algorithm)}`);
+    if (rule.name === "" || names.has(rule.name)) throw new RangeError(`${where}: rule names must be unique and not empty`);
+    names.add(rule.name);
+    for (const field of ["limit", "windowMs", "burst"] as const) {
+      if ((field !== "burst" || rule.burst !== undefined) && !isCount(rule[field])) {
+        throw new RangeError(`${where}: ${field} must be an integer >= 1, got ${JSON.stringify(rule[field])}`);
+      }
+    }
+    // Keeps every product the scripts form (count × window) exact in a double, in Lua and in JS.
+    if (Math.max(rule.limit, rule.burst ?? 0) * rule.windowMs > 2 ** 46) {
+      throw new RangeError(`${where}: limit × windowMs is too large (max 2^46)`);
+    }
+    return algorithm;
+  });
+  const params = rules.map((rule) => ({ limit: rule.limit, windowMs: rule.windowMs, burst: rule.burst ?? rule.limit }));
+  const ruleArgs = rules.flatMap((rule, i) => [algorithms[i]!.tag, String(rule.limit), String(rule.windowMs), String(params[i]!.burst)]);
+  const several = rules.length > 1;
+  return {
+    rules,
+    algorithms,
+    params,
+    script: several ? multiRule : algorithms[0]!.script,
+    arguments({ client, scope, cost = 1, now }, prefix) {
+      if (!isCount(cost)) throw new RangeError(`cost must be an integer >= 1, got ${JSON.stringify(cost)}`);
+      if (!Number.isSafeInteger(now) || now < 0) throw new RangeError(`now must be ms since the epoch, got ${JSON.stringify(now)}`);
+      const keys = rules.flatMap((rule, i) => {
+        const algorithm = algorithms[i]!;
+        const baseKey = buildKey({ prefix, tag: algorithm.tag, client, scope, rule: several ? rule.name : undefined });
+        return algorithm.keys(baseKey, rule.windowMs, now);
+      });
+      return { keys, args: [String(now), String(cost), ...ruleArgs] };
+    },
+  };
+}

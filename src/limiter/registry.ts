@@ -1,0 +1,36 @@
+/**
+ * @module The algorithm registry: the names `RATE_LIMIT_ALGORITHM` and `ROUTES[].rules[].algorithm`
+ * accept, each mapped to its implementation. The config parser validates against this same map.
+ */
+import type { Algorithm } from "./algorithm";
+import { fixedWindow } from "./fixed-window";
+import type { AlgorithmName } from "./types";
+
+/**
+ * Every algorithm by name.
+ *
+ * @example
+ * Object.keys(algorithms) // ["fixed-window", "sliding-log", "sliding-window", "token-bucket"]
+ */
+export const algorithms: Readonly<Partial<Record<AlgorithmName, Algorithm>>> = {
+  "fixed-window": fixedWindow,
+};
+
+/** The algorithm names, in the registry's order (for messages like `expected one of …`). */
+export const algorithmNames: readonly AlgorithmName[] = ["fixed-window", "sliding-log", "sliding-window", "token-bucket"];
+
+/**
+ * True when `name` is an algorithm's name.
+ *
+ * @example
+ * isAlgorithmName("sliding-log") // true
+ * isAlgorithmName("leaky-bucket") // false
+ */
+export function isAlgorithmName(name: string): name is AlgorithmName {
+  return (algorithmNames as readonly string[]).includes(name);
+}
+
+/** The algorithm named `name`, or undefined. */
+export function algorithmByName(name: string): Algorithm | undefined {
+  return isAlgorithmName(name) ? algorithms[name] : undefined;
+}

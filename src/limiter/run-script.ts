@@ -1,0 +1,23 @@
+/**
+ * @module Runs a pinned script: EVALSHA first, EVAL only when Redis answers NOSCRIPT (upstash's
+ * `safeEval`; upstash-rest.md §9.3). Any other failure is thrown as is: an EVAL is never replayed
+ * after an ambiguous failure, since a replay can count one request twice (design.md, step 6).
+ */
+import type { LimiterScript } from "./assemble-script";
+import type { ScriptRunner } from "./types";
+
+/**
+ * Sends `script` by its SHA1, falling back to the full text once when Redis does not know it yet
+ * (a new database, a restart, or SCRIPT FLUSH). Once cached, a call is one round trip.
+ *
+ * @example
+ * const reply = await runScript(runner, fixedWindow.script, keys, args);
+ */
+export async function runScript(runner: ScriptRunner, script: LimiterScript, keys: string[], args: string[]): Promise<unknown> {
+  try {
+    return await runner.evalsha(script.sha1, keys, args);
+  } catch (error) {
+    if (!(error instanceof Error) || !error.message.includes("NOSCRIPT")) throw error;
+    return runner.eval(script.source, keys, args);
+  }
+}

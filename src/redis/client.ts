@@ -1,0 +1,92 @@
+/**
+ * @module The Upstash REST transport behind the limiter's {@link ScriptRunner}: EVALSHA and EVAL
+ * in `@upstash/redis`'s exact wire form (`["evalsha", sha1, numkeys, ...keys, ...args]` to `POST /`,
+ * upstash-rest.md §9.1), one `fetch` per command.
+ *
+ * Why not `@upstash/redis` itself (read in node_modules/@upstash/redis, 1.39.0, `pkg/http.ts`;
+ * its command classes are type-only exports, so only its `Redis` + `HttpClient` could be used):
+ * - It replays a rejected `fetch` (reset, refused): 6 tries by default and still 2 with
+ *   `retry: false` (upstash-rest.md §11.5); only `retry: { retries: 0 }` makes it one. A rejected
+ *   fetch is ambiguous (the script may have run), and a replay can count one request twice
+ *   (design.md, step 6), so we make exactly one try and never retry.
+ * - It calls the global `fetch`, so the Redis calls cannot get their own `fetch` (style.md §12).
+ * - Its errors drop the HTTP status: a 5xx could not be told from a Redis error reply.
+ *
+ * And the client's defaults, each off here because each costs on the hot path (design.md, step 4):
+ * - `Upstash-Encoding: base64`: the reply is a short array of integers; base64 would only add
+ *   bytes and a decode of every string.
+ * - auto-pipelining: a decision is one command; batching to `/pipeline` adds a microtask of
+ *   latency and a larger body for nothing.
+ * - read-your-writes: scripts run on the primary; the `upstash-sync-token` header is pure bytes.
+ * - telemetry headers: about 150 bytes per request.
+ * - automatic deserialization: a `JSON.parse` attempt per reply element; we parse the integers.
+ */
+import { RedisRestError } from "../errors";
+import type { ScriptRunner } from "../limiter/types";
+
+/** Where Redis is and how long a call may take. */
+export interface RedisRunnerOptions {
+  /** `UPSTASH_REDIS_REST_URL`, e.g. `https://eu1-example.upstash.io` or the shim's URL. */
+  url: string;
+  /** `UPSTASH_REDIS_REST_TOKEN`. Sent as a bearer token, never put in an error message. */
+  token: string;
+  /** Bound on one call, request and response body together (`REDIS_TIMEOUT_MS`). */
+  timeoutMs: number;
+  /** The `fetch` for Redis calls only. @default the global fetch */
+  fetch?: typeof fetch;
+}
+
+/**
+ * A {@link ScriptRunner} over the Upstash REST API. Each call is one POST, made once: on failure it
+ * throws {@link RedisRestError} with kind `timeout` (no answer within `timeoutMs`), `network`
+ * (fetch rejected), `http` (non-2xx without a Redis error, e.g. 401 or 5xx) or `reply` (Redis
+ * answered with an error, e.g. NOSCRIPT).
+ *
+ * @example
+ * const runner = createRedisRunner({ url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN, timeoutMs: 50 });
+ * const limiter = createLimiter(rules, { runner, prefix: "rate" });
+ */
+export function createRedisRunner(options: RedisRunnerOptions): ScriptRunner {
+  const request = createRequest(options);
+  return {
+    evalsha: (sha1, keys, args) => request(["evalsha", sha1, keys.length, ...keys, ...args]),
+    eval: (script, keys, args) => request(["eval", script, keys.length, ...keys, ...args]),
+  };
+}
+
+function createRequest({ url, token, timeoutMs, fetch: fetchImpl }: RedisRunnerOptions) {
+  const endpoint = url.replace(/\/$/, "");
+  const send = fetchImpl ?? ((input: Parameters<typeof fetch>[0], init?: RequestInit) => fetch(input, init));
+  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  return async function request(body: [string, ...(string | number)[]]): Promise<unknown> {
+    const command = body[0];
+    const signal = AbortSignal.timeout(timeoutMs);
+    let status: number;
+    let text: string;
+    try {
+      const response = await send(endpoint, { method: "POST", headers, body: JSON.stringify(body), signal });
+      status = response.status;
+      text = await response.text();
+    } catch (cause) {
+      if (signal.aborted) throw new RedisRestError("timeout", command, `no answer within ${timeoutMs} ms`, undefined, { cause });
+      throw new RedisRestError("network", command, cause instanceof Error ? cause.message : String(cause), undefined, { cause });
+    }
+    const parsed = parseBody(text);
+    // upstash-rest.md §4: a Redis error reply is 400 {"error": "..."}; anything else non-2xx is HTTP.
+    if (status === 400 && typeof parsed?.error === "string") throw new RedisRestError("reply", command, parsed.error, status);
+    if (status < 200 || status > 299 || parsed === undefined || !("result" in parsed)) {
+      const detail = typeof parsed?.error === "string" ? parsed.error : `unexpected body ${JSON.stringify(text.slice(0, 100))}`;
+      throw new RedisRestError("http", command, detail, status);
+    }
+    return parsed.result;
+  };
+}
+
+function parseBody(text: string): { result?: unknown; error?: unknown } | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
