@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { CliUsageError, isLoopback, maskCredentials, parseCliOptions } from "./cli-options.ts";
+
+describe("the shim CLI's options", () => {
+  it("defaults to loopback on 8079 and falls back to REDIS_URL and UPSTASH_REDIS_REST_TOKEN", () => {
+    expect(parseCliOptions([], { REDIS_URL: "redis://127.0.0.1:6390", UPSTASH_REDIS_REST_TOKEN: "t" })).toEqual({
+      port: 8079,
+      host: "127.0.0.1",
+      redisUrl: "redis://127.0.0.1:6390",
+      token: "t",
+      maxBodyBytes: 10 * 1024 * 1024,
+    });
+  });
+
+  it("prefers flags over the environment", () => {
+    const options = parseCliOptions(["--port", "0", "--redis-url", "redis://h:1", "--token", "flag"], { UPSTASH_REDIS_REST_TOKEN: "env" });
+    expect(options).toMatchObject({ port: 0, redisUrl: "redis://h:1", token: "flag" });
+  });
+
+  it.each([
+    [["--port", "80a", "--token", "t"], '--port: invalid value "80a" (expected an integer from 0 to 65535)'],
+    [["--port", "70000", "--token", "t"], '--port: invalid value "70000" (expected an integer from 0 to 65535)'],
+    [["--redis-url", "http://h", "--token", "t"], '--redis-url: invalid URL "http://h" (expected redis://host:port or rediss://…)'],
+    [["--max-body-bytes", "0", "--token", "t"], '--max-body-bytes: invalid value "0" (expected an integer from 1 to 9007199254740991)'],
+    [[], "no token: pass --token <secret> or set UPSTASH_REDIS_REST_TOKEN (the shim never runs without one)"],
+  ])("refuses %j with a message naming the flag and value", (argv, message) => {
+    expect(() => parseCliOptions(argv, {})).toThrowError(new CliUsageError(message));
+  });
+
+  it("refuses unknown flags by name", () => {
+    expect(() => parseCliOptions(["--prot", "1"], {})).toThrowError(/'--prot'/);
+  });
+
+  it("tells loopback hosts from others, and masks Redis passwords in logs", () => {
+    expect([isLoopback("127.0.0.1"), isLoopback("::1"), isLoopback("0.0.0.0")]).toEqual([true, true, false]);
+    expect(maskCredentials("redis://user:s3cret@h:6379")).toBe("redis://user:***@h:6379");
+  });
+});

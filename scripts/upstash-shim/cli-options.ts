@@ -1,0 +1,88 @@
+/**
+ * @module PURE: the shim CLI's flags and environment fallbacks, checked before anything starts.
+ */
+import { parseArgs } from "node:util";
+
+/** What the CLI starts the shim with. */
+export interface CliOptions {
+  /** @default 8079 (the URL in wrangler.toml's [vars]) */
+  port: number;
+  /** @default "127.0.0.1": loopback only, unless asked */
+  host: string;
+  /** `--redis-url`, else `REDIS_URL`. @default "redis://127.0.0.1:6379" */
+  redisUrl: string;
+  /** `--token`, else `UPSTASH_REDIS_REST_TOKEN`. Required. */
+  token: string;
+  /** @default 10 MB */
+  maxBodyBytes: number;
+}
+
+/** A bad flag or missing setting; the message names the flag and quotes the value. */
+export class CliUsageError extends Error {
+  override readonly name = "CliUsageError";
+}
+
+/** The usage text printed by `--help` and after a usage error. */
+export const USAGE = `Usage: npm run shim -- [--port 8079] [--host 127.0.0.1] [--redis-url redis://127.0.0.1:6379] --token <secret> [--max-body-bytes 10485760]
+  --token falls back to UPSTASH_REDIS_REST_TOKEN, --redis-url to REDIS_URL.`;
+
+/**
+ * Parses the CLI flags, with the environment as fallback; `undefined` means `--help` was asked.
+ *
+ * @example
+ * parseCliOptions(["--port", "8079", "--token", "s"], {}); // → { port: 8079, host: "127.0.0.1", … }
+ */
+export function parseCliOptions(argv: string[], env: Record<string, string | undefined>): CliOptions | undefined {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: "string" },
+        host: { type: "string" },
+        "redis-url": { type: "string" },
+        token: { type: "string" },
+        "max-body-bytes": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (error) {
+    throw new CliUsageError((error as Error).message);
+  }
+  if (values.help) return undefined;
+  const token = values.token ?? env.UPSTASH_REDIS_REST_TOKEN ?? "";
+  if (token === "") {
+    throw new CliUsageError("no token: pass --token <secret> or set UPSTASH_REDIS_REST_TOKEN (the shim never runs without one)");
+  }
+  const redisUrl = values["redis-url"] ?? env.REDIS_URL ?? "redis://127.0.0.1:6379";
+  if (!/^rediss?:\/\/[^\s]+$/.test(redisUrl)) {
+    throw new CliUsageError(`--redis-url: invalid URL "${redisUrl}" (expected redis://host:port or rediss://…)`);
+  }
+  return {
+    port: integer("--port", values.port ?? "8079", 0, 65535),
+    host: values.host ?? "127.0.0.1",
+    redisUrl,
+    token,
+    maxBodyBytes: integer("--max-body-bytes", values["max-body-bytes"] ?? String(10 * 1024 * 1024), 1, Number.MAX_SAFE_INTEGER),
+  };
+}
+
+/** True for hosts that only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** `redis://user:secret@h:1` → `redis://user:***@h:1`, for logs. */
+export function maskCredentials(url: string): string {
+  return url.replace(/^(rediss?:\/\/[^:@/]*:)[^@/]*@/, "$1***@");
+}
+
+function integer(flag: string, text: string, min: number, max: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max) {
+    throw new CliUsageError(`${flag}: invalid value "${text}" (expected an integer from ${min} to ${max})`);
+  }
+  return value;
+}
