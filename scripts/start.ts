@@ -1,46 +1,117 @@
 /**
  * @module `npm start`: the whole stack on one machine. Starts `redis-server` (unless REDIS_URL),
- * the Upstash REST shim, a demo origin (unless ORIGIN_URL) and `wrangler dev`, wires them
- * together, and on Ctrl-C stops every child it started.
+ * the Upstash REST shim on a free port with a random token, a demo origin (unless ORIGIN_URL) and
+ * `wrangler dev` (on PORT, default 8787), wires them together, and on Ctrl-C or SIGTERM stops every
+ * child it started. Every Worker variable set in this environment (RATE_LIMIT, ROUTES, MODE, …) is
+ * passed on to the Worker.
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { startShim } from "./upstash-shim/index.ts";
 import { startDemoOrigin } from "./local/demo-origin.ts";
-import { RedisServerMissingError, startRedisServer, stopChild } from "./local/redis-server.ts";
+import { freePort, RedisServerMissingError, startRedisServer } from "./local/redis-server.ts";
+import { workerVarArgs } from "./local/worker-vars.ts";
 
-const port = Number(process.env.PORT ?? 8787);
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const WRANGLER = fileURLToPath(new URL("../node_modules/.bin/wrangler", import.meta.url));
 
-async function main() {
-  const redis = process.env.REDIS_URL ? undefined : await startRedisServer();
-  const origin = process.env.ORIGIN_URL ? undefined : await startDemoOrigin({ port: 0 });
-  const originUrl = process.env.ORIGIN_URL ?? origin!.url;
-  const token = randomBytes(16).toString("hex");
-  void token;
-
-  const wrangler = spawn(
-    "npx",
-    ["wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--var", `ORIGIN_URL:${originUrl}`],
-    { stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
-  );
-
-  console.log(`ratewall: http://127.0.0.1:${port}  (origin ${originUrl})`);
-  console.log(`try: curl -i http://127.0.0.1:${port}/hello`);
-
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    await stopChild(wrangler);
-    await origin?.close();
-    await redis?.stop();
-    process.exit(0);
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
-  wrangler.once("exit", stop);
+function workerPort(): number {
+  const text = process.env.PORT ?? "8787";
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 65535) {
+    throw new Error(`PORT: invalid port "${text}" (expected an integer from 1 to 65535)`);
+  }
+  return Number(text);
 }
 
-main().catch((error) => {
-  console.error(error instanceof RedisServerMissingError ? error.message : error);
-  process.exit(1);
-});
+async function main() {
+  const port = workerPort();
+  const stops: Array<() => Promise<void>> = [];
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    for (const stopOne of stops.reverse()) await stopOne().catch((error) => console.error(error));
+    process.exit(code);
+  };
+  process.on("SIGINT", () => void stop(0));
+  process.on("SIGTERM", () => void stop(0));
+
+  try {
+    const redis = process.env.REDIS_URL ? undefined : await startRedisServer();
+    if (redis) stops.push(redis.stop);
+    const redisUrl = process.env.REDIS_URL ?? redis!.url;
+    const token = randomBytes(16).toString("hex");
+    const shim = await startShim({ redisUrl, token, port: 0 });
+    stops.push(shim.close);
+    const origin = process.env.ORIGIN_URL ? undefined : await startDemoOrigin({ port: 0 });
+    if (origin) stops.push(origin.close);
+    const originUrl = process.env.ORIGIN_URL ?? origin!.url;
+
+    const vars = workerVarArgs(process.env, { UPSTASH_REDIS_REST_URL: shim.url, UPSTASH_REDIS_REST_TOKEN: token, ORIGIN_URL: originUrl });
+    const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort()), "--show-interactive-dev-session=false", ...vars];
+    // detached: wrangler gets its own process group, so that stopping it also stops its workerd children.
+    const wrangler = spawn(WRANGLER, args, {
+      cwd: ROOT,
+      detached: true,
+      stdio: ["ignore", "inherit", "inherit"],
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    });
+    stops.push(() => stopGroup(wrangler));
+    wrangler.once("exit", (code) => {
+      if (!stopping) console.error(`ratewall: wrangler dev exited (code ${code}); stopping the stack`);
+      void stop(code ?? 1);
+    });
+
+    console.log(`ratewall: Redis ${redisUrl}, Upstash REST shim ${shim.url}, origin ${originUrl}; starting wrangler dev…`);
+    await waitUntilAnswering(`http://127.0.0.1:${port}/`, () => stopping);
+    if (stopping) return;
+    console.log(`\nratewall is ready: http://127.0.0.1:${port}  (Ctrl-C stops everything)`);
+    console.log(`try: curl -i http://127.0.0.1:${port}/hello\n`);
+  } catch (error) {
+    console.error(error instanceof RedisServerMissingError ? error.message : `ratewall: ${error instanceof Error ? error.message : String(error)}`);
+    await stop(1);
+  }
+}
+
+/** Polls until the Worker answers anything, for up to 2 minutes (wrangler's first build is slow). */
+async function waitUntilAnswering(url: string, cancelled: () => boolean): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (!cancelled()) {
+    try {
+      await (await fetch(url, { signal: AbortSignal.timeout(2000) })).arrayBuffer();
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`the Worker did not answer on ${url} within 2 minutes`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+/** SIGTERM to the child's whole process group, SIGKILL after 5 s if anything is left. */
+function stopGroup(child: ChildProcess): Promise<void> {
+  const pid = child.pid;
+  if (pid === undefined) return Promise.resolve();
+  const signal = (name: NodeJS.Signals | 0) => {
+    try {
+      process.kill(-pid, name);
+      return true;
+    } catch {
+      return false; // The group is already gone.
+    }
+  };
+  if (!signal("SIGTERM")) return Promise.resolve();
+  return new Promise((resolve) => {
+    const poll = setInterval(() => {
+      if (!signal(0)) done();
+    }, 100);
+    const timer = setTimeout(() => (signal("SIGKILL"), done()), 5000);
+    const done = () => {
+      clearInterval(poll);
+      clearTimeout(timer);
+      resolve();
+    };
+  });
+}
+
+void main();
