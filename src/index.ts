@@ -1,19 +1,7 @@
 /**
- * @module The ratewall Worker's entry point.
+ * @module The ratewall Worker's entry point: the app with its real dependencies. Settings are
+ * read from `env` on the first request and cached per env object, i.e. once per isolate.
  */
-import { Hono } from "hono";
-import { proxy } from "hono/proxy";
+import { createApp } from "./app";
 
-const app = new Hono<{ Bindings: Env }>();
-
-app.all("*", (c) => {
-  const target = new URL(c.req.url);
-  if (c.env.ORIGIN_URL) {
-    const origin = new URL(c.env.ORIGIN_URL);
-    target.protocol = origin.protocol;
-    target.host = origin.host;
-  }
-  return proxy(target, { raw: c.req.raw });
-});
-
-export default app satisfies ExportedHandler<Env>;
+export default createApp() satisfies ExportedHandler<Env>;

@@ -3,12 +3,13 @@
  * {@link Rule}. A rule is `"<count>/<window>"` for every algorithm (design.md, "The algorithms"),
  * or an object when it needs a name, another algorithm or a token-bucket burst.
  */
+import { algorithmNames } from "../limiter/registry";
 import type { AlgorithmName, Rule } from "../limiter/types";
 import { parseDuration } from "./duration";
 import { type At, child, fail, quote, readChoice, readInteger, readObject } from "./read";
 
-/** The algorithm names, in the order the README's table lists them. */
-export const ALGORITHMS = ["fixed-window", "sliding-log", "sliding-window", "token-bucket"] as const satisfies readonly AlgorithmName[];
+/** The algorithm names, from the limiter's own registry (the one list config validates against). */
+export const ALGORITHMS: readonly AlgorithmName[] = algorithmNames;
 
 /** The largest count a rule may allow per window: far above any sane limit, far below 2^53. */
 const MAX_COUNT = 1_000_000_000;

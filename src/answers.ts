@@ -1,0 +1,47 @@
+/**
+ * @module The bodies of ratewall's own answers (429, 503, 502, 504, 500). RFC 9457 problem
+ * details when the client accepts JSON (type `about:blank`, whose title is the status phrase,
+ * §4.2.1), plain text otherwise, so that `curl` users read a sentence and API clients get an
+ * object they can parse.
+ */
+import type { HeaderList } from "./headers/rate-limit-headers";
+
+const TITLES = {
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+} as const;
+
+/** The statuses ratewall answers with itself. */
+export type OwnStatus = keyof typeof TITLES;
+
+/**
+ * Whether an `Accept` header asks for JSON (`application/json`, `application/problem+json`,
+ * any `+json`), ignoring ranges with `q=0`. `*\/*` is not a request for JSON.
+ */
+export function acceptsJson(accept: string | undefined): boolean {
+  if (!accept) return false;
+  return accept.split(",").some((range) => {
+    const [type = "", ...params] = range.split(";").map((part) => part.trim().toLowerCase());
+    const refused = params.some((param) => /^q=0(\.0*)?$/.test(param));
+    return !refused && /^[a-z*]+\/([a-z0-9.!#$&^_-]+\+)?json$/.test(type);
+  });
+}
+
+/**
+ * One of ratewall's own answers, with the given headers. A 429's text body is exactly
+ * `Too many requests`; the others say what failed.
+ *
+ * @example
+ * problemResponse(429, 'Rate limit "default" exceeded; retry after 18 s.', c.req.header("accept"), headers);
+ */
+export function problemResponse(status: OwnStatus, detail: string, accept: string | undefined, headers: HeaderList = []): Response {
+  const title = TITLES[status];
+  const response = acceptsJson(accept)
+    ? new Response(JSON.stringify({ type: "about:blank", title, status, detail }), { status, headers: { "content-type": "application/problem+json" } })
+    : new Response(status === 429 ? "Too many requests" : `${title}: ${detail}`, { status, headers: { "content-type": "text/plain; charset=utf-8" } });
+  for (const [name, value] of headers) response.headers.set(name, value);
+  return response;
+}

@@ -1,0 +1,64 @@
+/**
+ * @module `createApp(deps)`: the only module that knows every other one. It composes the
+ * rate-limit middleware with the origin forwarder, and maps internal errors to answers in one
+ * `app.onError` (envoy's single handling point).
+ */
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { problemResponse } from "./answers";
+import { ConfigError, OriginError } from "./errors";
+import { consoleLogger } from "./middleware/rate-limit/log";
+import { rateLimit, type RateLimitOptions, type RateLimitState } from "./middleware/rate-limit";
+import { forwardToOrigin } from "./proxy/forward";
+import { readSettings, settingsFor } from "./settings";
+
+/** The Worker's Hono environment. */
+export interface AppEnv {
+  Bindings: Env;
+  Variables: { rateLimit?: RateLimitState };
+}
+
+/** What the app talks to; every field defaults to the real thing. */
+export interface AppDeps extends Omit<RateLimitOptions, "fetch"> {
+  /** The `fetch` for Redis calls only. @default globalThis.fetch */
+  redisFetch?: typeof fetch;
+  /** The `fetch` for the origin only, so a fake origin never swallows Redis calls. @default globalThis.fetch */
+  originFetch?: typeof fetch;
+}
+
+/**
+ * Creates the Worker's app. Without `deps.vars`, settings come from `env`, parsed once per env.
+ *
+ * @example
+ * export default createApp() satisfies ExportedHandler<Env>;
+ * // in a test: createApp({ vars: { ...env, RATE_LIMIT: "5/10s" }, clock: () => now })
+ */
+export function createApp(deps: AppDeps = {}): Hono<AppEnv> {
+  const { redisFetch, originFetch, ...options } = deps;
+  const fixed = deps.vars ? readSettings(deps.vars) : undefined;
+  const log = deps.log ?? consoleLogger;
+  const app = new Hono<AppEnv>();
+
+  app.use(rateLimit({ ...options, ...(redisFetch ? { fetch: redisFetch } : {}) }));
+  app.all("*", function forward(c) {
+    const settings = fixed ?? settingsFor(c.env);
+    const origin = c.get("rateLimit")?.route.origin ?? settings.defaultRoute.origin;
+    return forwardToOrigin(c.req.raw, { ...(origin ? { origin } : {}), timeoutMs: settings.originTimeoutMs, ...(originFetch ? { fetch: originFetch } : {}) });
+  });
+
+  app.onError(function answerError(error, c) {
+    const accept = c.req.header("accept");
+    if (error instanceof HTTPException) return error.getResponse();
+    if (error instanceof OriginError) {
+      log({ level: "error", event: "origin-failure", kind: error.kind, origin: error.origin, cause: String((error.cause as Error)?.message ?? "") });
+      return error.kind === "timeout"
+        ? problemResponse(504, `The origin did not answer within the timeout (ORIGIN_TIMEOUT_MS).`, accept)
+        : problemResponse(502, `The origin could not be reached.`, accept);
+    }
+    // The message names a variable and a value, never the token (see settings.ts); it is
+    // logged in full and kept out of the answer, which any client can read.
+    log({ level: "error", event: error instanceof ConfigError ? "config-error" : "internal-error", cause: error.message });
+    return problemResponse(500, error instanceof ConfigError ? "ratewall is misconfigured; see the Worker's logs." : "Unexpected error.", accept);
+  });
+  return app;
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { OriginError } from "../errors";
+import { forwardToOrigin, targetUrl } from "./forward";
+
+function recordingFetch(response = () => new Response("ok", { headers: { connection: "close", "x-origin": "1" } })) {
+  const seen: Request[] = [];
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    seen.push(new Request(input, init));
+    return response();
+  };
+  return { seen, fetch: fetch as typeof globalThis.fetch };
+}
+
+describe("forwardToOrigin", () => {
+  it("Should forward method, path, query, body and headers to the origin, minus hop-by-hop and internal ones", async () => {
+    const { seen, fetch } = recordingFetch();
+    const request = new Request("https://api.example.com/v1/items?q=a%20b&x=1", {
+      method: "POST",
+      body: "payload",
+      headers: { "content-type": "text/plain", connection: "x-secret-hop", "x-secret-hop": "1", "keep-alive": "5", "x-ratewall-debug": "1", "upstash-encoding": "base64", authorization: "Bearer client" },
+    });
+    const res = await forwardToOrigin(request, { origin: "http://origin.test:8080", timeoutMs: 1000, fetch });
+    const sent = seen[0]!;
+    expect(sent.method).toBe("POST");
+    expect(sent.url).toBe("http://origin.test:8080/v1/items?q=a%20b&x=1");
+    expect(await sent.text()).toBe("payload");
+    expect(Object.fromEntries(sent.headers)).toEqual({
+      "content-type": "text/plain",
+      authorization: "Bearer client",
+      "x-forwarded-host": "api.example.com",
+      "x-forwarded-proto": "https",
+    });
+    expect(res.headers.get("connection")).toBeNull();
+    expect(res.headers.get("x-origin")).toBe("1");
+  });
+
+  it("Should answer with an OriginError of kind timeout when the origin is too slow", async () => {
+    const slow = (async (input: Request) => new Promise<Response>((_resolve, reject) => input.signal.addEventListener("abort", () => reject(new Error("aborted"))))) as typeof fetch;
+    const error = await forwardToOrigin(new Request("https://a.test/"), { timeoutMs: 20, fetch: slow }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OriginError);
+    expect(error).toMatchObject({ kind: "timeout", message: "Origin https://a.test did not answer in time" });
+  });
+
+  it("Should answer with an OriginError of kind network when the origin cannot be reached", async () => {
+    const down = (async () => {
+      throw new TypeError("connection refused");
+    }) as typeof fetch;
+    const error = await forwardToOrigin(new Request("https://a.test/"), { origin: "http://127.0.0.1:9", timeoutMs: 1000, fetch: down }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: "OriginError", kind: "network", message: "Origin http://127.0.0.1:9 could not be reached" });
+  });
+});
+
+describe("targetUrl", () => {
+  it("Should keep the request's URL without an origin, and prefix an origin's path", () => {
+    expect(targetUrl(new URL("https://a.test/x?y=1"), undefined).href).toBe("https://a.test/x?y=1");
+    expect(targetUrl(new URL("https://a.test/x?y=1"), "https://b.test/api/").href).toBe("https://b.test/api/x?y=1");
+  });
+});
