@@ -39,7 +39,7 @@ export function createLimiter(rules: Rule[], { runner, prefix }: LimiterDeps): L
     rules: plan.rules,
     async limit(request) {
       const { keys, args } = plan.arguments(request, prefix);
-      return parseReply(await runScript(runner, plan.script, keys, args), plan.rules);
+      return parseReply(await runScript(runner, plan.script, keys, args), plan.rules, request.now);
     },
   };
 }

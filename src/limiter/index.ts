@@ -4,4 +4,6 @@
  */
 export { algorithmNames, algorithms, isAlgorithmName } from "./registry";
 export { createLimiter, type LimiterDeps } from "./create-limiter";
+export { createMemoryLimiter, type MemoryLimiterOptions } from "./memory/memory-limiter";
+export { ModelStore } from "./memory/model-store";
 export type * from "./types";

@@ -17,6 +17,8 @@ export interface Plan {
   readonly params: readonly RuleParams[];
   /** The algorithm's own script for one rule, the multi-rule script for several. */
   readonly script: LimiterScript;
+  /** Each rule's keys for one request, in rule order. Throws RangeError for a bad cost or clock. */
+  keys(request: LimitRequest, prefix: string): string[][];
   /** KEYS and ARGV for one request. Throws RangeError for a bad cost or clock. */
   arguments(request: LimitRequest, prefix: string): { keys: string[]; args: string[] };
 }
@@ -44,8 +46,8 @@ export function compilePlan(rules: readonly Rule[], lookup: AlgorithmLookup, mul
       }
     }
     // Keeps every product the scripts form (count × window) exact in a double, in Lua and in JS.
-    if (Math.max(rule.limit, rule.burst ?? 0) * rule.windowMs > 2 ** 46) {
-      throw new RangeError(`${where}: limit × windowMs is too large (max 2^46)`);
+    if (Math.max(rule.limit, rule.burst ?? 0) * rule.windowMs > 2 ** 50) {
+      throw new RangeError(`${where}: limit × windowMs is too large (max 2^50)`);
     }
     return algorithm;
   });
@@ -57,15 +59,17 @@ export function compilePlan(rules: readonly Rule[], lookup: AlgorithmLookup, mul
     algorithms,
     params,
     script: several ? multiRule : algorithms[0]!.script,
-    arguments({ client, scope, cost = 1, now }, prefix) {
+    keys({ client, scope, cost = 1, now }, prefix) {
       if (!isCount(cost)) throw new RangeError(`cost must be an integer >= 1, got ${JSON.stringify(cost)}`);
       if (!Number.isSafeInteger(now) || now < 0) throw new RangeError(`now must be ms since the epoch, got ${JSON.stringify(now)}`);
-      const keys = rules.flatMap((rule, i) => {
+      return rules.map((rule, i) => {
         const algorithm = algorithms[i]!;
         const baseKey = buildKey({ prefix, tag: algorithm.tag, client, scope, rule: several ? rule.name : undefined });
         return algorithm.keys(baseKey, rule.windowMs, now);
       });
-      return { keys, args: [String(now), String(cost), ...ruleArgs] };
+    },
+    arguments(request, prefix) {
+      return { keys: this.keys(request, prefix).flat(), args: [String(request.now), String(request.cost ?? 1), ...ruleArgs] };
     },
   };
 }

@@ -4,6 +4,9 @@
  */
 import type { Algorithm } from "./algorithm";
 import { fixedWindow } from "./fixed-window";
+import { slidingLog } from "./sliding-log";
+import { slidingWindow } from "./sliding-window";
+import { tokenBucket } from "./token-bucket";
 import type { AlgorithmName } from "./types";
 
 /**
@@ -12,12 +15,15 @@ import type { AlgorithmName } from "./types";
  * @example
  * Object.keys(algorithms) // ["fixed-window", "sliding-log", "sliding-window", "token-bucket"]
  */
-export const algorithms: Readonly<Partial<Record<AlgorithmName, Algorithm>>> = {
+export const algorithms: Readonly<Record<AlgorithmName, Algorithm>> = {
   "fixed-window": fixedWindow,
+  "sliding-log": slidingLog,
+  "sliding-window": slidingWindow,
+  "token-bucket": tokenBucket,
 };
 
 /** The algorithm names, in the registry's order (for messages like `expected one of …`). */
-export const algorithmNames: readonly AlgorithmName[] = ["fixed-window", "sliding-log", "sliding-window", "token-bucket"];
+export const algorithmNames = Object.keys(algorithms) as readonly AlgorithmName[];
 
 /**
  * True when `name` is an algorithm's name.
@@ -27,7 +33,7 @@ export const algorithmNames: readonly AlgorithmName[] = ["fixed-window", "slidin
  * isAlgorithmName("leaky-bucket") // false
  */
 export function isAlgorithmName(name: string): name is AlgorithmName {
-  return (algorithmNames as readonly string[]).includes(name);
+  return Object.hasOwn(algorithms, name);
 }
 
 /** The algorithm named `name`, or undefined. */

@@ -13,10 +13,10 @@ const FIELDS_PER_RULE = 4;
  * the shape is not the expected one, e.g. a script from another version under the same SHA1.
  *
  * @example
- * parseReply([1, 1, 99, 1_700_000_060_000, 0], rules)
+ * parseReply([1, 1, 99, 1_700_000_060_000, 0], rules, 1_700_000_000_000)
  * // { allowed: true, rule: "default", rules: [{ rule: "default", limit: 100, remaining: 99, … }] }
  */
-export function parseReply(reply: unknown, rules: readonly Rule[]): Decision {
+export function parseReply(reply: unknown, rules: readonly Rule[], now: number): Decision {
   if (
     !Array.isArray(reply) ||
     reply.length !== 1 + FIELDS_PER_RULE * rules.length ||
@@ -47,7 +47,10 @@ export function parseReply(reply: unknown, rules: readonly Rule[]): Decision {
   const decision: Decision = { allowed, rule: rules[deciding]!.name, rules: outcomes };
   // Nothing was charged, and without new requests every rule's capacity only grows, so the
   // latest of the refusing rules' retry times is the earliest a retry can pass them all.
-  if (!allowed) decision.retryAfter = Math.max(1, Math.ceil(retryMs / 1000));
+  if (!allowed) {
+    decision.retryAt = now + retryMs;
+    decision.retryAfter = Math.max(1, Math.ceil(retryMs / 1000));
+  }
   return decision;
 }
 

@@ -52,6 +52,12 @@ export interface Decision {
   rules: RuleOutcome[];
   /** When refused: seconds until a retry can succeed, rounded up, ≥ 1. */
   retryAfter?: number;
+  /**
+   * When refused by the limiter: the first instant (ms since the epoch) at which the same request
+   * would pass every rule, if nothing else is charged meanwhile. `retryAfter` is this, rounded up
+   * to seconds from `now`. Absent when the decision came from a cache.
+   */
+  retryAt?: number;
   /** Set only when the decision did not come from a Redis round trip. */
   reason?: DecisionReason;
 }

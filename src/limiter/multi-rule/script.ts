@@ -5,8 +5,11 @@
  */
 import { assembleScript } from "../assemble-script";
 import { lua as fixedWindow } from "../fixed-window/script";
+import { lua as slidingLog } from "../sliding-log/script";
+import { lua as slidingWindow } from "../sliding-window/script";
+import { lua as tokenBucket } from "../token-bucket/script";
 
 /** Every algorithm, dispatched per rule on its tag (ARGV). */
-export const source = assembleScript([fixedWindow]);
+export const source = assembleScript([fixedWindow, slidingLog, slidingWindow, tokenBucket]);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "f02e3fe27a7578b77e3f531a2bc63be0c225e874";
+export const sha1 = "80e2d3488627244914752f7f894580080266189c";

@@ -1,0 +1,26 @@
+/**
+ * @module `sliding-log`: a sorted set of request times, trimmed on every call.
+ *
+ * - Keeps: one member per admitted request within the window (O(limit) per client).
+ * - Pro: exact: never more than `limit` admitted in any window of the given length.
+ * - Con: memory and CPU grow with the limit (ZREMRANGEBYSCORE is O(log n + removed)); best for
+ *   small limits, e.g. logins.
+ */
+import type { Algorithm } from "../algorithm";
+import { checkSlidingLog } from "./model";
+import { lua, sha1, source } from "./script";
+
+/**
+ * The sliding-log algorithm for the registry in ../index.ts.
+ *
+ * @example
+ * createLimiter([{ name: "login", algorithm: "sliding-log", limit: 5, windowMs: 60_000 }], deps)
+ */
+export const slidingLog: Algorithm = {
+  name: "sliding-log",
+  tag: "sliding",
+  script: { source, sha1 },
+  lua,
+  keys: (baseKey) => [baseKey],
+  check: checkSlidingLog,
+};

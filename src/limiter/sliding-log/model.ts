@@ -1,0 +1,31 @@
+/**
+ * @module The sliding-log check in TypeScript, line for line the Lua of ./script.ts. The sorted
+ * set is an ascending array of request times (members only exist to be unique in Redis).
+ */
+import type { RuleCheck, RuleParams } from "../algorithm";
+import type { ModelStore } from "../memory/model-store";
+
+export function checkSlidingLog(store: ModelStore, keys: string[], now: number, cost: number, { limit, windowMs }: RuleParams): RuleCheck {
+  const key = keys[0]!;
+  const log = (store.get<number[]>(key, now) ?? []).filter((at) => at > now - windowMs);
+  if (log.length === 0) store.delete(key);
+  else store.update(key, log, windowMs, now);
+  const count = log.length;
+  const newest = log.at(-1);
+  const resetAt = newest === undefined ? now : newest + windowMs;
+  let retryMs = resetAt - now;
+  if (count + cost > limit && cost <= limit) retryMs = log[count + cost - limit - 1]! + windowMs - now;
+  const chargedResetAt = Math.max(resetAt, now + windowMs);
+  return {
+    ok: count + cost <= limit,
+    retryMs,
+    remaining: limit - count,
+    resetAt,
+    chargedRemaining: limit - count - cost,
+    chargedResetAt,
+    charge() {
+      const next = [...log, ...Array<number>(cost).fill(now)].sort((a, b) => a - b);
+      store.set(key, next, chargedResetAt - now, now);
+    },
+  };
+}
