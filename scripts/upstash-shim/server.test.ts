@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { request } from "node:http";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { startRedisServer } from "../local/redis-server.ts";
 import { startShim, type Shim } from "./index.ts";
@@ -144,6 +145,27 @@ describe("requests the shim refuses", () => {
 
   it("answers 404 with JSON for endpoints that do not exist", async () => {
     expect(await call("/pipeline/extra", { body: "[]" })).toMatchObject({ status: 404, body: '{"error":"ERR endpoint not found: /pipeline/extra"}' });
+    expect(await call("//set/a/b", { body: "" })).toMatchObject({ status: 404, body: '{"error":"ERR endpoint not found: //set/a/b"}' });
+  });
+
+  it("answers any body, JSON or not, with a JSON result or error and never fails", async () => {
+    // Command names get a prefix, so that no generated command can be a real one (FLUSHALL…).
+    const defuse = (value: unknown): unknown =>
+      Array.isArray(value) && typeof value[0] === "string" ? [`NOTACMD_${value[0]}`, ...value.slice(1)] : value;
+    const bodies = fc.oneof(
+      fc.json().map((text) => JSON.stringify(defuse(JSON.parse(text)))),
+      fc.array(fc.jsonValue()).map((commands) => JSON.stringify(commands.map(defuse))),
+      fc.string(),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom("/", "/pipeline", "/multi-exec"), bodies, async (path, body) => {
+        const res = await call(path, { body });
+        expect([200, 400]).toContain(res.status);
+        const parsed = JSON.parse(res.body);
+        if (res.status === 400) expect(Object.keys(parsed)).toEqual(["error"]);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("answers 400 for the resp2 response format, which it does not implement", async () => {

@@ -92,7 +92,10 @@ export function createShimListener(options: ShimListenerOptions): RequestListene
     if (!ALLOWED_METHODS.has(method)) {
       return send(res, 405, errorJson(`ERR method ${method} is not allowed`), { allow: "HEAD, GET, POST, PUT", ...closeUnread });
     }
-    const url = new URL(req.url ?? "/", "http://shim");
+    // Prefixing keeps a path such as "//x" a path (new URL would read "x" as a host).
+    const target = `http://shim${req.url ?? "/"}`;
+    if (!URL.canParse(target)) return send(res, 400, errorJson("ERR malformed request URL"), closeUnread);
+    const url = new URL(target);
     // §2: the token is checked before the body is read.
     if (!authorized(req, url, tokenDigest)) return send(res, 401, errorJson("Unauthorized"), closeUnread);
 
