@@ -24,8 +24,17 @@ export interface LimiterScript {
   readonly sha1: string;
 }
 
+/**
+ * Added to every TTL, in ms. TTLs are computed from the Worker's `now`; a Worker whose clock lags
+ * by up to this much must still find a window's counter rather than start it afresh. A key that
+ * outlives its window is never read again (window index in the key, scores, TAT), so the grace
+ * costs memory for a second, never a different decision.
+ */
+export const TTL_GRACE_MS = 1_000;
+
 const header = `#!lua flags=allow-key-locking
 local ALGORITHMS = {}
+local TTL_GRACE_MS = ${TTL_GRACE_MS} -- added to every TTL: tolerates Workers' clocks lagging, ms
 `;
 
 const main = `

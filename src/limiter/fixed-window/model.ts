@@ -2,6 +2,7 @@
  * @module The fixed-window check in TypeScript, line for line the Lua of ./script.ts.
  */
 import type { RuleCheck, RuleParams } from "../algorithm";
+import { TTL_GRACE_MS } from "../assemble-script";
 import type { ModelStore } from "../memory/model-store";
 
 export function checkFixedWindow(store: ModelStore, keys: string[], now: number, cost: number, { limit, windowMs }: RuleParams): RuleCheck {
@@ -16,8 +17,8 @@ export function checkFixedWindow(store: ModelStore, keys: string[], now: number,
     chargedRemaining: limit - count - cost,
     chargedResetAt: resetAt,
     charge() {
-      if (count === 0) store.set(key, cost, resetAt - now, now);
-      else store.update(key, count + cost, resetAt - now, now);
+      if (count === 0) store.set(key, cost, resetAt - now + TTL_GRACE_MS, now);
+      else store.update(key, count + cost, resetAt - now + TTL_GRACE_MS, now);
     },
   };
 }

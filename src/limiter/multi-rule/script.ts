@@ -12,4 +12,4 @@ import { lua as tokenBucket } from "../token-bucket/script";
 /** Every algorithm, dispatched per rule on its tag (ARGV). */
 export const source = assembleScript([fixedWindow, slidingLog, slidingWindow, tokenBucket]);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "80e2d3488627244914752f7f894580080266189c";
+export const sha1 = "fcbff2e8b5ca52de85003e655337e11b799d673b";

@@ -3,6 +3,7 @@
  * set is an ascending array of request times (members only exist to be unique in Redis).
  */
 import type { RuleCheck, RuleParams } from "../algorithm";
+import { TTL_GRACE_MS } from "../assemble-script";
 import type { ModelStore } from "../memory/model-store";
 
 export function checkSlidingLog(store: ModelStore, keys: string[], now: number, cost: number, { limit, windowMs }: RuleParams): RuleCheck {
@@ -25,7 +26,7 @@ export function checkSlidingLog(store: ModelStore, keys: string[], now: number, 
     chargedResetAt,
     charge() {
       const next = [...log, ...Array<number>(cost).fill(now)].sort((a, b) => a - b);
-      store.set(key, next, chargedResetAt - now, now);
+      store.set(key, next, chargedResetAt - now + TTL_GRACE_MS, now);
     },
   };
 }

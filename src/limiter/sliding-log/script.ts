@@ -32,7 +32,7 @@ ALGORITHMS["sliding"] = { keys = 1, check = function(keys, now, cost, limit, win
       for n = seen + 1, seen + cost do
         redis.call("ZADD", key, now, string.format("%d:%d", now, n))
       end
-      redis.call("PEXPIRE", key, math.max(reset_at, now + window_ms) - now) -- until the newest leaves
+      redis.call("PEXPIRE", key, math.max(reset_at, now + window_ms) - now + TTL_GRACE_MS) -- until the newest leaves
     end,
   }
 end }
@@ -41,4 +41,4 @@ end }
 /** The single-rule sliding-log script. */
 export const source = assembleScript([lua]);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "7d6cf6c4b3ac54b3e760dca9955317d49088dd82";
+export const sha1 = "1a6f8f2d903f75e1b0d313833906f194d7f41f26";

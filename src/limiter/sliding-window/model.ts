@@ -2,6 +2,7 @@
  * @module The sliding-window check in TypeScript, line for line the Lua of ./script.ts.
  */
 import type { RuleCheck, RuleParams } from "../algorithm";
+import { TTL_GRACE_MS } from "../assemble-script";
 import type { ModelStore } from "../memory/model-store";
 
 export function checkSlidingWindow(store: ModelStore, keys: string[], now: number, cost: number, { limit, windowMs }: RuleParams): RuleCheck {
@@ -28,8 +29,8 @@ export function checkSlidingWindow(store: ModelStore, keys: string[], now: numbe
     chargedRemaining: Math.floor((capacity - used - cost * windowMs) / windowMs),
     chargedResetAt: windowStart + 2 * windowMs,
     charge() {
-      if (current === 0) store.set(keys[0]!, cost, windowStart + 2 * windowMs - now, now);
-      else store.update(keys[0]!, current + cost, windowStart + 2 * windowMs - now, now);
+      if (current === 0) store.set(keys[0]!, cost, windowStart + 2 * windowMs - now + TTL_GRACE_MS, now);
+      else store.update(keys[0]!, current + cost, windowStart + 2 * windowMs - now + TTL_GRACE_MS, now);
     },
   };
 }

@@ -37,7 +37,7 @@ ALGORITHMS["weighted"] = { keys = 2, check = function(keys, now, cost, limit, wi
     charged_reset_at = window_start + 2 * window_ms,
     charge = function()
       if redis.call("INCRBY", keys[1], cost) == cost then
-        redis.call("PEXPIRE", keys[1], window_start + 2 * window_ms - now) -- read as previous next window
+        redis.call("PEXPIRE", keys[1], window_start + 2 * window_ms - now + TTL_GRACE_MS) -- read as previous next window
       end
     end,
   }
@@ -47,4 +47,4 @@ end }
 /** The single-rule sliding-window script. */
 export const source = assembleScript([lua]);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "0483b6d3250561b425c0c54d2a3685630ee74547";
+export const sha1 = "31a98fc929b7fbc1f67a01e276f63b58d82c9559";

@@ -3,6 +3,7 @@
  * The TAT is kept as `[ms, ticks]`, Redis's `<ms>:<ticks>` string without the formatting.
  */
 import type { RuleCheck, RuleParams } from "../algorithm";
+import { TTL_GRACE_MS } from "../assemble-script";
 import type { ModelStore } from "../memory/model-store";
 
 export function checkTokenBucket(store: ModelStore, keys: string[], now: number, cost: number, { limit, windowMs, burst }: RuleParams): RuleCheck {
@@ -24,7 +25,7 @@ export function checkTokenBucket(store: ModelStore, keys: string[], now: number,
     chargedResetAt: now + Math.ceil(charged / limit),
     charge() {
       const wholeMs = Math.floor(charged / limit);
-      store.set(key, [now + wholeMs, charged - wholeMs * limit], Math.ceil(charged / limit), now);
+      store.set(key, [now + wholeMs, charged - wholeMs * limit], Math.ceil(charged / limit) + TTL_GRACE_MS, now);
     },
   };
 }

@@ -35,7 +35,7 @@ ALGORITHMS["gcra"] = { keys = 1, check = function(keys, now, cost, limit, window
     charge = function()
       local whole_ms = math.floor(charged / limit) -- ms part of the new TAT
       local tat = string.format("%d:%d", now + whole_ms, charged - whole_ms * limit)
-      redis.call("SET", key, tat, "PX", math.ceil(charged / limit)) -- gone once the TAT has passed
+      redis.call("SET", key, tat, "PX", math.ceil(charged / limit) + TTL_GRACE_MS) -- gone once the TAT has passed
     end,
   }
 end }
@@ -44,4 +44,4 @@ end }
 /** The single-rule token-bucket script. */
 export const source = assembleScript([lua]);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "72fbd4a2fac54eebfe665642fb5f1b576c5e1087";
+export const sha1 = "a558f190351003c95ec01c48f898558c02fd1978";
