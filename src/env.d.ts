@@ -2,7 +2,8 @@
 // and the optional variables that are unset by default. Merged into the generated Cloudflare.Env.
 declare namespace Cloudflare {
   interface Env {
-    UPSTASH_REDIS_REST_TOKEN?: string;
+    /** Required: a secret, so `wrangler types` cannot see it; readSettings checks it is set. */
+    UPSTASH_REDIS_REST_TOKEN: string;
     ORIGIN_URL?: string;
     ROUTES?: string;
     REDIS_TIMEOUT_MS?: string;

@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { testApp, uniqueIpv4 } from "./helpers";
+
+describe("the block cache, end to end", () => {
+  it("Should refuse a blocked client from isolate memory, with no Redis call, until the block ends", async () => {
+    const t = testApp({ RATE_LIMIT: "2/10s" });
+    const ip = uniqueIpv4();
+    await t.get("/", ip);
+    await t.get("/", ip);
+    const first429 = await t.get("/", ip);
+    expect(first429.status).toBe(429);
+    const callsAtFirstRefusal = t.counter.redisCalls;
+
+    for (let i = 0; i < 5; i++) {
+      t.clock.now += 1_000;
+      const res = await t.get("/", ip);
+      expect(res.status).toBe(429);
+      expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    }
+    expect(t.counter.redisCalls).toBe(callsAtFirstRefusal);
+
+    // Other clients still go to Redis.
+    await t.get("/", uniqueIpv4());
+    expect(t.counter.redisCalls).toBe(callsAtFirstRefusal + 1);
+
+    t.clock.now += 10_000;
+    expect((await t.get("/", ip)).status).toBe(200);
+    expect(t.counter.redisCalls).toBe(callsAtFirstRefusal + 2);
+  });
+
+  it("Should count down Retry-After from memory, never announcing less than the remaining block", async () => {
+    const t = testApp({ RATE_LIMIT: "1/10s" });
+    const ip = uniqueIpv4();
+    await t.get("/", ip);
+    const refused = await t.get("/", ip);
+    const announced = Number(refused.headers.get("retry-after"));
+    t.clock.now += 3_500;
+    expect(Number((await t.get("/", ip)).headers.get("retry-after"))).toBe(Math.ceil(announced - 3.5));
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * @module Helpers for the end-to-end tests: an app per test, built with `createApp` against the
+ * real shim, Redis and echo origin that globalSetup started, with its own key prefix (so tests
+ * never share counters), a movable clock and a count of the Redis calls it made.
+ */
+import { env } from "cloudflare:workers";
+import { createApp, type AppDeps } from "../../src/app";
+import type { LogEntry } from "../../src/middleware/rate-limit/log";
+import type { Vars } from "../../src/settings";
+
+let serial = 0;
+
+/** A key prefix no other test uses. */
+export function uniquePrefix(): string {
+  return `t${Date.now().toString(36)}${(serial++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+}
+
+/** A random address in 198.18.0.0/15 (RFC 2544 benchmarking space). */
+export function uniqueIpv4(): string {
+  const n = Math.floor(Math.random() * 2 ** 17);
+  return `198.${18 + (n >> 16)}.${(n >> 8) & 255}.${n & 255}`;
+}
+
+/** A random /64 in 2001:db8::/32 (RFC 3849 documentation space), as a prefix to add an interface id to. */
+export function uniqueIpv6Prefix(): string {
+  const hex = () => Math.floor(Math.random() * 0x10000).toString(16);
+  return `2001:db8:${hex()}:${hex()}`;
+}
+
+/** The bindings vitest.config.ts gives the Worker: the shim, its token and the echo origin. */
+export const baseVars: Vars = {
+  UPSTASH_REDIS_REST_URL: env.UPSTASH_REDIS_REST_URL,
+  UPSTASH_REDIS_REST_TOKEN: env.UPSTASH_REDIS_REST_TOKEN,
+  ORIGIN_URL: env.ORIGIN_URL,
+};
+
+/** What the echo origin answers. */
+export interface Echo {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * An app with its own prefix, clock and logs. `redisCalls` counts the fetches made to Redis.
+ *
+ * @example
+ * const t = testApp({ RATE_LIMIT: "5/10s" });
+ * const res = await t.get("/hello", { ip: uniqueIpv4() });
+ */
+export function testApp(vars: Vars = {}, deps: Partial<AppDeps> = {}) {
+  // Starts on a whole minute, so that every window dividing a minute starts with the test.
+  const clock = { now: Math.ceil(Date.now() / 60_000) * 60_000 };
+  const logs: LogEntry[] = [];
+  const counter = { redisCalls: 0 };
+  const redisFetch = deps.redisFetch ?? fetch;
+  const app = createApp({
+    vars: { ...baseVars, KEY_PREFIX: uniquePrefix(), ...vars },
+    clock: () => clock.now,
+    log: (entry) => logs.push(entry),
+    ...deps,
+    redisFetch: (input, init) => {
+      counter.redisCalls++;
+      return redisFetch(input, init);
+    },
+  });
+  const request = (path: string, { ip, headers = {}, ...init }: RequestInit & { ip?: string; headers?: Record<string, string> } = {}) =>
+    app.request(path.startsWith("http") ? path : `https://example.com${path}`, { ...init, headers: { ...(ip ? { "cf-connecting-ip": ip } : {}), ...headers } }, env);
+  return { app, clock, logs, counter, request, get: (path: string, ip: string, headers: Record<string, string> = {}) => request(path, { ip, headers }) };
+}

@@ -1,0 +1,53 @@
+import { env, exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { type Echo, testApp, uniqueIpv4 } from "./helpers";
+
+describe("the Worker, end to end", () => {
+  it("Should forward an allowed request to the origin and add the rate-limit headers to its answer", async () => {
+    const res = await exports.default.fetch("https://example.com/hello?x=1", { headers: { "cf-connecting-ip": uniqueIpv4() } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-demo-origin")).toBe("1");
+    expect(res.headers.get("ratelimit-policy")).toBe('"default";q=100;w=60');
+    expect(res.headers.get("ratelimit")).toMatch(/^"default";r=99;t=\d+$/);
+    expect(await res.json()).toMatchObject({ method: "GET", url: "/hello?x=1" });
+  });
+
+  it("Should forward method, path, query, headers and a streamed body intact, and never the Upstash token", async () => {
+    const t = testApp();
+    const body = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"name":"ratewall",'));
+        controller.enqueue(new TextEncoder().encode('"emoji":"⏱"}'));
+        controller.close();
+      },
+    });
+    const res = await t.request("/v1/items/%C3%A9t%C3%A9?q=a%20b&tag=x&tag=y", {
+      method: "PUT",
+      body,
+      duplex: "half",
+      ip: uniqueIpv4(),
+      headers: { "content-type": "application/json", "x-request-id": "abc", authorization: "Bearer client-token", "upstash-encoding": "base64" },
+    } as RequestInit & { ip: string; headers: Record<string, string> });
+    const echo = (await res.json()) as Echo;
+    expect(echo).toMatchObject({ method: "PUT", url: "/v1/items/%C3%A9t%C3%A9?q=a%20b&tag=x&tag=y", body: '{"name":"ratewall","emoji":"⏱"}' });
+    expect(echo.headers).toMatchObject({ "content-type": "application/json", "x-request-id": "abc", authorization: "Bearer client-token", "x-forwarded-host": "example.com" });
+    expect(echo.headers["upstash-encoding"]).toBeUndefined();
+    expect(JSON.stringify(echo)).not.toContain(env.UPSTASH_REDIS_REST_TOKEN);
+  });
+
+  it("Should answer 502 with a clear body when the origin cannot be reached", async () => {
+    const t = testApp({ ORIGIN_URL: "http://127.0.0.1:1" });
+    const res = await t.get("/", uniqueIpv4());
+    expect(res.status).toBe(502);
+    expect(await res.text()).toBe("Bad Gateway: The origin could not be reached.");
+    expect(t.logs).toContainEqual(expect.objectContaining({ event: "origin-failure", kind: "network" }));
+  });
+
+  it("Should answer 504 when the origin does not answer within ORIGIN_TIMEOUT_MS", async () => {
+    const hang = ((request: Request) => new Promise<Response>((_, reject) => request.signal.addEventListener("abort", () => reject(new Error("aborted"))))) as typeof fetch;
+    const t = testApp({ ORIGIN_TIMEOUT_MS: "50" }, { originFetch: hang });
+    const res = await t.get("/", uniqueIpv4(), { accept: "application/json" });
+    expect(res.status).toBe(504);
+    expect(await res.json()).toMatchObject({ title: "Gateway Timeout", status: 504 });
+  });
+});

@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { testApp, uniqueIpv4, uniqueIpv6Prefix } from "./helpers";
+
+describe("routes, end to end", () => {
+  it("Should apply every rule of a route in one decision, refusing on whichever is exhausted first", async () => {
+    const t = testApp({ ROUTES: [{ pattern: "*/login*", rules: ["2/1s", "3/1m"] }] });
+    const ip = uniqueIpv4();
+    expect((await t.get("/login", ip)).status).toBe(200);
+    const second = await t.get("/login", ip);
+    expect(second.headers.get("ratelimit-policy")).toBe('"2-per-1s";q=2;w=1, "3-per-1m";q=3;w=60');
+    expect(second.headers.get("ratelimit")).toMatch(/^"2-per-1s";r=0;t=\d+, "3-per-1m";r=1;t=\d+$/);
+    expect((await t.get("/login", ip)).status).toBe(429);
+
+    t.clock.now += 1_000;
+    expect((await t.get("/login", ip)).status).toBe(200);
+    t.clock.now += 1_000;
+    const hourly = await t.get("/login", ip);
+    expect(hourly.status).toBe(429);
+    expect(Number(hourly.headers.get("retry-after"))).toBeGreaterThan(1);
+  });
+
+  it("Should not charge any rule for a refused request (all-or-nothing)", async () => {
+    const t = testApp({ ROUTES: [{ pattern: "*/login*", rules: ["1/1s", "5/1m"] }] });
+    const ip = uniqueIpv4();
+    await t.get("/login", ip);
+    for (let i = 0; i < 3; i++) expect((await t.get("/login", ip)).status).toBe(429);
+    t.clock.now += 1_000;
+    const res = await t.get("/login", ip);
+    expect(res.headers.get("ratelimit")).toMatch(/"5-per-1m";r=3;/);
+  });
+
+  it("Should pick the most specific route, and keep a disguised path on it", async () => {
+    const t = testApp({
+      RATE_LIMIT: "100/1m",
+      ROUTES: [
+        { pattern: "*example.com/*", rules: "50/1m" },
+        { pattern: "example.com/login*", rules: "1/1m" },
+        { pattern: "example.com/health", unlimited: true },
+      ],
+    });
+    const ip = uniqueIpv4();
+    expect((await t.get("/login", ip)).headers.get("ratelimit-policy")).toBe('"default";q=1;w=60');
+    for (const path of ["/LOGIN", "/static/..%2Flogin", "//login", "/%6cogin"]) expect((await t.get(path, ip)).status, path).toBe(429);
+    expect((await t.get("https://www.example.com/login", ip)).headers.get("ratelimit-policy")).toBe('"default";q=50;w=60');
+    expect((await t.get("https://other.test/login", ip)).headers.get("ratelimit-policy")).toBe('"default";q=100;w=60');
+    const health = await t.get("/health", ip);
+    expect(health.status).toBe(200);
+    expect(health.headers.get("ratelimit")).toBeNull();
+  });
+
+  it("Should send each route to its own origin", async () => {
+    const t = testApp({ ROUTES: [{ pattern: "*/broken/*", rules: "10/1s", origin: "http://127.0.0.1:1" }] });
+    expect((await t.get("/ok", uniqueIpv4())).status).toBe(200);
+    expect((await t.get("/broken/x", uniqueIpv4())).status).toBe(502);
+  });
+
+  it("Should count a whole IPv6 /64 as one client, and IPv4-mapped IPv6 as the IPv4 address", async () => {
+    const t = testApp({ RATE_LIMIT: "2/1m" });
+    const prefix = uniqueIpv6Prefix();
+    expect((await t.get("/", `${prefix}::1`)).status).toBe(200);
+    expect((await t.get("/", `${prefix}:aaaa:bbbb:cccc:dddd`)).status).toBe(200);
+    expect((await t.get("/", `${prefix}:ffff::9`)).status).toBe(429);
+    expect((await t.get("/", `${uniqueIpv6Prefix()}::1`)).status).toBe(200);
+
+    const ip = uniqueIpv4();
+    await t.get("/", ip);
+    await t.get("/", `::ffff:${ip}`);
+    expect((await t.get("/", ip)).status).toBe(429);
+  });
+
+  it("Should count API-key routes per key, whatever the address", async () => {
+    const t = testApp({ ROUTES: [{ pattern: "*/api/*", rules: "1/1m", key: "header:x-api-key" }] });
+    const key = `sk_${Math.random()}`;
+    expect((await t.get("/api/a", uniqueIpv4(), { "x-api-key": key })).status).toBe(200);
+    expect((await t.get("/api/a", uniqueIpv4(), { "x-api-key": key })).status).toBe(429);
+    expect((await t.get("/api/a", uniqueIpv4(), { "x-api-key": `${key}-other` })).status).toBe(200);
+  });
+});

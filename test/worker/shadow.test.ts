@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { testApp, uniqueIpv4 } from "./helpers";
+
+describe("shadow mode, end to end", () => {
+  it("Should decide, count, log and send headers with MODE=shadow, but never refuse", async () => {
+    const t = testApp({ RATE_LIMIT: "2/1m", MODE: "shadow" });
+    const ip = uniqueIpv4();
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await t.get("/", ip));
+    expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 200]);
+    expect(answers[3]!.headers.get("ratelimit")).toMatch(/^"default";r=0;t=\d+$/);
+    expect(answers[3]!.headers.get("retry-after")).not.toBeNull();
+    expect(t.logs.filter((entry) => entry.event === "shadow-refusal")).toHaveLength(2);
+    // Shadow refusals are not remembered: every request is still decided by Redis.
+    expect(t.counter.redisCalls).toBe(4);
+  });
+
+  it("Should shadow only the route that says so", async () => {
+    const t = testApp({ RATE_LIMIT: "1/1m", ROUTES: [{ pattern: "*/beta/*", rules: "1/1m", mode: "shadow" }] });
+    const ip = uniqueIpv4();
+    await t.get("/beta/x", ip);
+    expect((await t.get("/beta/x", ip)).status).toBe(200);
+    await t.get("/other", ip);
+    expect((await t.get("/other", ip)).status).toBe(429);
+  });
+});
