@@ -18,6 +18,8 @@ const REFUSED = new Set([
   // Server administration, replication, persistence, cluster (§13: "cluster commands").
   "DEBUG", "CONFIG", "SHUTDOWN", "MODULE", "ACL", "SLAVEOF", "REPLICAOF", "SYNC", "PSYNC", "REPLCONF",
   "CLUSTER", "FAILOVER", "SAVE", "BGSAVE", "BGREWRITEAOF", "MIGRATE", "SWAPDB", "MOVE",
+  // The rest of what Redis flags `admin` (server-wide diagnostics and HyperLogLog internals).
+  "SLOWLOG", "LATENCY", "PFDEBUG", "PFSELFTEST",
 ]);
 
 /** Stream reads block when given a BLOCK option (§13: "blocking XREAD/XREADGROUP"). */
@@ -25,7 +27,7 @@ const BLOCK_OPTION = new Set(["XREAD", "XREADGROUP"]);
 
 /**
  * The error a refused command gets, in Upstash's wording (§13), or `undefined` when the command
- * may run. `SCRIPT DEBUG` is refused too: it switches the connection into the Lua debugger.
+ * may run. `SCRIPT DEBUG` is refused too: it switches the connection into the Lua debugger; so is `COPY … DB`.
  *
  * @example
  * refusal({ name: "SELECT", args: ["1"] }); // → "ERR Command is not available: 'SELECT'"
@@ -35,6 +37,8 @@ export function refusal(command: Command): string | undefined {
   const blocks =
     REFUSED.has(name) ||
     (BLOCK_OPTION.has(name) && args.some((arg) => String(arg).toUpperCase() === "BLOCK")) ||
-    (name === "SCRIPT" && String(args[0] ?? "").toUpperCase() === "DEBUG");
+    (name === "SCRIPT" && String(args[0] ?? "").toUpperCase() === "DEBUG") ||
+    // COPY … DB <n> writes into another database, as MOVE does.
+    (name === "COPY" && args.slice(2).some((arg) => String(arg).toUpperCase() === "DB"));
   return blocks ? `ERR Command is not available: '${name}'` : undefined;
 }
