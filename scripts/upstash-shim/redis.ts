@@ -58,7 +58,10 @@ export function connectRedis(redisUrl: string): RedisLink {
     retryStrategy: (attempt: number) => Math.min(attempt * 50, 1000),
   };
   const redis = new Redis(redisUrl, options);
-  redis.on("error", () => {}); // Reported per request as 5xx; reconnection is automatic.
+  // The last connection error says why better than ioredis's "Stream isn't writeable…".
+  let lastError: unknown;
+  redis.on("error", (error) => (lastError = error)); // Reported per request as 5xx; reconnection is automatic.
+  redis.on("ready", () => (lastError = undefined));
   const ready = redis.connect().catch(() => {});
 
   const send = (command: Command): Promise<Outcome> =>
@@ -66,7 +69,7 @@ export function connectRedis(redisUrl: string): RedisLink {
     (redis.sendCommand(new IoCommand(command.name, command.args, { replyEncoding: null })) as Promise<Reply>).catch(
       (error: unknown) => {
         if (error instanceof ReplyError) return error as Error;
-        throw new RedisUnavailableError(error);
+        throw new RedisUnavailableError(lastError ?? error);
       },
     );
 

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { request } from "node:http";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { startRedisServer } from "../local/redis-server.ts";
+import { freePort, startRedisServer } from "../local/redis-server.ts";
 import { startShim, type Shim } from "./index.ts";
 
 const TOKEN = "good";
@@ -250,6 +250,24 @@ describe("Pub/Sub over SSE (upstash-rest.md §11.7)", () => {
 });
 
 describe("when Redis is unreachable", () => {
+  it("starts anyway, answers 503 saying why, and serves once Redis comes up", async () => {
+    const port = await freePort();
+    const own = await startShim({ redisUrl: `redis://127.0.0.1:${port}`, token: TOKEN, port: 0 });
+    let redis: Awaited<ReturnType<typeof startRedisServer>> | undefined;
+    try {
+      const ping = async () => {
+        const res = await fetch(`${own.url}/`, { method: "POST", body: '["PING"]', headers: H });
+        return { status: res.status, body: await res.text() };
+      };
+      expect(await ping()).toEqual({ status: 503, body: `{"error":"ERR Redis is unreachable: connect ECONNREFUSED 127.0.0.1:${port}"}` });
+      redis = await startRedisServer({ port });
+      await vi.waitFor(async () => expect(await ping()).toEqual({ status: 200, body: '{"result":"PONG"}' }), { timeout: 10_000, interval: 50 });
+    } finally {
+      await own.close();
+      await redis?.stop();
+    }
+  });
+
   it("answers 503 with JSON at once, and serves again once Redis is back on the same port", async () => {
     const redis = await startRedisServer();
     const port = Number(new URL(redis.url).port);
