@@ -6,7 +6,6 @@ declare namespace Cloudflare {
     UPSTASH_REDIS_REST_TOKEN: string;
     ORIGIN_URL?: string;
     ROUTES?: string;
-    REDIS_TIMEOUT_MS?: string;
   }
 }
 
