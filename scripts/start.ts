@@ -54,7 +54,7 @@ async function main() {
     const wrangler = spawn(WRANGLER, args, {
       cwd: ROOT,
       detached: true,
-      stdio: ["ignore", "inherit", "inherit"],
+      stdio: ["ignore", "pipe", "inherit"],
       env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
     });
     stops.push(() => stopGroup(wrangler));
@@ -64,27 +64,20 @@ async function main() {
     });
 
     console.log(`ratewall: Redis ${redisUrl}, Upstash REST shim ${shim.url}, origin ${originUrl}; starting wrangler dev…`);
-    await waitUntilAnswering(`http://127.0.0.1:${port}/`, () => stopping);
-    if (stopping) return;
-    console.log(`\nratewall is ready: http://127.0.0.1:${port}  (Ctrl-C stops everything)`);
-    console.log(`try: curl -i http://127.0.0.1:${port}/hello\n`);
+    // Readiness comes from wrangler's own "Ready on" line: a probe request would use up quota.
+    let announced = false;
+    let tail = "";
+    wrangler.stdout!.on("data", (chunk: Buffer) => {
+      process.stdout.write(chunk);
+      tail = (tail + chunk.toString()).slice(-200);
+      if (announced || !tail.includes("Ready on")) return;
+      announced = true;
+      console.log(`\nratewall is ready: http://127.0.0.1:${port}  (Ctrl-C stops everything)`);
+      console.log(`try: curl -i http://127.0.0.1:${port}/hello\n`);
+    });
   } catch (error) {
     console.error(error instanceof RedisServerMissingError ? error.message : `ratewall: ${error instanceof Error ? error.message : String(error)}`);
     await stop(1);
-  }
-}
-
-/** Polls until the Worker answers anything, for up to 2 minutes (wrangler's first build is slow). */
-async function waitUntilAnswering(url: string, cancelled: () => boolean): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (!cancelled()) {
-    try {
-      await (await fetch(url, { signal: AbortSignal.timeout(2000) })).arrayBuffer();
-      return;
-    } catch {
-      if (Date.now() > deadline) throw new Error(`the Worker did not answer on ${url} within 2 minutes`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
   }
 }
 
