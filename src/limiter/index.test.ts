@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { createFakeRunner } from "./fake-runner";
+import { algorithmNames, createLimiter, isAlgorithmName } from "./index";
+import { sha1 as multiRuleSha1 } from "./multi-rule/script";
+import type { Rule } from "./types";
+
+const runner = createFakeRunner(() => [1, 1, 0, 0, 0, 1, 0, 0, 0]);
+const deps = { runner, prefix: "rate" };
+const second: Rule = { name: "second", algorithm: "fixed-window", limit: 10, windowMs: 1_000 };
+const hour: Rule = { name: "hour", algorithm: "token-bucket", limit: 1_000, windowMs: 3_600_000 };
+
+describe("createLimiter", () => {
+  it("Should list the four algorithms the config may name", () => {
+    expect(algorithmNames).toEqual(["fixed-window", "sliding-log", "sliding-window", "token-bucket"]);
+    expect([isAlgorithmName("sliding-log"), isAlgorithmName("leaky-bucket"), isAlgorithmName("toString")]).toEqual([true, false, false]);
+  });
+
+  it("Should decide several rules with one call of the multi-rule script, the rule names in the keys", async () => {
+    runner.calls.length = 0;
+    await createLimiter([second, hour], deps).limit({ client: "c", scope: "api", cost: 2, now: 5_000 });
+    expect(runner.calls).toEqual([
+      {
+        command: "evalsha",
+        script: multiRuleSha1,
+        keys: ["rate:fixed:{c}:api:second:5", "rate:gcra:{c}:api:hour"],
+        args: ["5000", "2", "fixed", "10", "1000", "10", "gcra", "1000", "3600000", "1000"],
+      },
+    ]);
+  });
+
+  it("Should refuse bad rules once, at creation, naming the rule", () => {
+    const bad: [Rule[], string][] = [
+      [[], "a limiter needs at least one rule"],
+      [[{ ...second, algorithm: "leaky-bucket" as never }], 'rules[0] ("second"): unknown algorithm "leaky-bucket"'],
+      [[second, { ...hour, name: "second" }], 'rules[1] ("second"): rule names must be unique and not empty'],
+      [[{ ...second, limit: 0 }], 'rules[0] ("second"): limit must be an integer >= 1, got 0'],
+      [[{ ...second, windowMs: 1.5 }], 'rules[0] ("second"): windowMs must be an integer >= 1, got 1.5'],
+      [[{ ...hour, burst: -1 }], 'rules[0] ("hour"): burst must be an integer >= 1, got -1'],
+    ];
+    for (const [rules, message] of bad) expect(() => createLimiter(rules, deps)).toThrow(message);
+  });
+
+  it("Should refuse a cost or a clock that is not a whole number", async () => {
+    const limiter = createLimiter([second], deps);
+    await expect(limiter.limit({ client: "c", scope: "", cost: 0, now: 1 })).rejects.toThrow("cost must be an integer >= 1, got 0");
+    await expect(limiter.limit({ client: "c", scope: "", now: 1.5 })).rejects.toThrow("now must be ms since the epoch, got 1.5");
+  });
+});

@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { RedisRestError } from "../errors";
+import { parseReply } from "./reply";
+import type { Rule } from "./types";
+
+const now = 1_000_000;
+const rules: Rule[] = [
+  { name: "second", algorithm: "fixed-window", limit: 10, windowMs: 1_000 },
+  { name: "hour", algorithm: "token-bucket", limit: 1_000, windowMs: 3_600_000, burst: 50 },
+];
+
+describe("parseReply", () => {
+  it("Should name the rule with the fewest remaining when allowed", () => {
+    const decision = parseReply([1, 1, 9, now + 1_000, 0, 1, 3, now + 170_000, 0], rules, now);
+    expect(decision).toEqual({
+      allowed: true,
+      rule: "hour",
+      rules: [
+        { rule: "second", limit: 10, remaining: 9, resetAt: now + 1_000, windowMs: 1_000 },
+        { rule: "hour", limit: 50, remaining: 3, resetAt: now + 170_000, windowMs: 3_600_000 },
+      ],
+    });
+  });
+
+  it("Should name the first refusing rule, and retry after the latest of the refusing rules", () => {
+    const decision = parseReply([0, 0, 0, now + 400, 400, 0, 0, now + 180_000, 2_500], rules, now);
+    expect(decision).toMatchObject({ allowed: false, rule: "second", retryAt: now + 2_500, retryAfter: 3 });
+  });
+
+  it("Should say at least 1 s for retryAfter, even for a retry due in 0 ms", () => {
+    expect(parseReply([0, 0, 0, now, 0], rules.slice(0, 1), now)).toMatchObject({ retryAfter: 1, retryAt: now });
+  });
+
+  it("Should refuse a reply of the wrong shape with a reply error", () => {
+    for (const reply of [null, "OK", [1, 1, 9], [1, 1, "9", now, 0]]) {
+      expect(() => parseReply(reply, rules.slice(0, 1), now)).toThrow(RedisRestError);
+    }
+  });
+});

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { RedisRestError } from "../errors";
+import { createRedisRunner } from "./client";
+
+type Sent = { url: string; init: RequestInit };
+
+/** A fetch that records what it was given and answers `status` with `body`. */
+function fakeFetch(status: number, body: unknown, sent: Sent[] = []) {
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    sent.push({ url: String(input), init: init! });
+    return new Response(JSON.stringify(body), { status });
+  };
+  return Object.assign(fetch as typeof globalThis.fetch, { sent });
+}
+
+const options = { url: "https://eu1-example.upstash.io/", token: "t0ken", timeoutMs: 50 };
+
+describe("createRedisRunner (workerd)", () => {
+  it("Should POST EVALSHA in @upstash/redis's wire form to the root, with only the bearer token and content type", async () => {
+    const fetch = fakeFetch(200, { result: [1, 1, 9, 1_000, 0] });
+    const runner = createRedisRunner({ ...options, fetch });
+    expect(await runner.evalsha("ab".repeat(20), ["k1", "k2"], ["1000", "1"])).toEqual([1, 1, 9, 1_000, 0]);
+    const { url, init } = fetch.sent[0]!;
+    expect(url).toBe("https://eu1-example.upstash.io");
+    expect(init.body).toBe(JSON.stringify(["evalsha", "ab".repeat(20), 2, "k1", "k2", "1000", "1"]));
+    expect(Object.fromEntries(new Headers(init.headers))).toEqual({ authorization: "Bearer t0ken", "content-type": "application/json" });
+    expect(init.signal).toBeInstanceOf(AbortSignal);
+  });
+
+  it("Should throw a reply error with Redis's text for a 400 error body", async () => {
+    const runner = createRedisRunner({ ...options, fetch: fakeFetch(400, { error: "NOSCRIPT No matching script. Please use EVAL." }) });
+    await expect(runner.evalsha("00", [], [])).rejects.toMatchObject({
+      name: "RedisRestError",
+      kind: "reply",
+      status: 400,
+      message: "Redis EVALSHA failed with 400: NOSCRIPT No matching script. Please use EVAL.",
+    });
+  });
+
+  it("Should throw an http error for a 5xx, and for a 200 without a result", async () => {
+    await expect(createRedisRunner({ ...options, fetch: fakeFetch(502, { error: "bad gateway" }) }).eval("return 1", [], [])).rejects.toMatchObject({ kind: "http", status: 502 });
+    await expect(createRedisRunner({ ...options, fetch: fakeFetch(200, { nope: 1 }) }).eval("return 1", [], [])).rejects.toMatchObject({ kind: "http", status: 200 });
+  });
+
+  it("Should try once and throw a network error when fetch rejects", async () => {
+    let calls = 0;
+    const runner = createRedisRunner({ ...options, fetch: async () => (calls++, Promise.reject(new TypeError("Network connection lost."))) });
+    const error = await runner.eval("return 1", [], []).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RedisRestError);
+    expect([(error as RedisRestError).kind, calls]).toEqual(["network", 1]);
+    expect((error as Error).message).not.toContain("t0ken");
+  });
+
+  it("Should throw a timeout error when no answer comes within timeoutMs", async () => {
+    const hang = (_: unknown, init?: RequestInit) =>
+      new Promise<Response>((_, reject) => init!.signal!.addEventListener("abort", () => reject(init!.signal!.reason)));
+    const runner = createRedisRunner({ ...options, timeoutMs: 10, fetch: hang as typeof fetch });
+    await expect(runner.eval("return 1", [], [])).rejects.toMatchObject({ kind: "timeout", message: "Redis EVAL failed: no answer within 10 ms" });
+  });
+});
