@@ -73,12 +73,20 @@ export function connectRedis(redisUrl: string): RedisLink {
       },
     );
 
+  // All or nothing: before the ready check completes, ioredis would still write commands flagged
+  // "loading" (MULTI, EXEC, PUBLISH…) and reject the others, which could run half a transaction.
+  const sendAll = (commands: Command[]): Promise<Outcome[]> => {
+    if (redis.status !== "ready") {
+      return Promise.reject(new RedisUnavailableError(lastError ?? new Error(`the connection is ${redis.status}`)));
+    }
+    return Promise.all(commands.map(send));
+  };
+
   return {
     ready,
-    run: (commands) => Promise.all(commands.map(send)),
+    run: sendAll,
     async transaction(commands) {
-      const queued = [{ name: "MULTI", args: [] }, ...commands, { name: "EXEC", args: [] }].map(send);
-      const outcomes = await Promise.all(queued);
+      const outcomes = await sendAll([{ name: "MULTI", args: [] }, ...commands, { name: "EXEC", args: [] }]);
       const exec = outcomes.at(-1);
       if (exec instanceof Error) {
         // EXECABORT: report it with the first queue-time error, the more informative of the two (§8).
