@@ -91,7 +91,8 @@ export function rateLimit(options: RateLimitOptions = {}): MiddlewareHandler<{ V
       } catch (error) {
         return redisFailed(error, route);
       }
-      if (!decision.allowed && enforce) runtime.blocks.set(blockKey, { until: now + retryAfterSeconds(decision, now) * 1000, decision });
+      // Blocked until the limiter's exact retry time when it gives one, else the announced Retry-After.
+      if (!decision.allowed && enforce) runtime.blocks.set(blockKey, { until: decision.retryAt ?? now + retryAfterSeconds(decision, now) * 1000, decision });
     }
     c.set("rateLimit", { route: route.settings, decision });
     const headers = rateLimitHeaders(decision, route.policy, now, settings.headers);
