@@ -1,0 +1,65 @@
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { profiles } from "./lib/profile.ts";
+import type { BenchResults } from "./lib/results.ts";
+import { runBench } from "./run-bench.ts";
+
+// The bench at its smallest size, so that it cannot rot: every section runs end to end and
+// writes its outputs. Nothing here asserts a timing; only shapes, counts and consistency.
+describe("npm run bench at its smallest size", () => {
+  let outDir = "";
+  let results: BenchResults;
+
+  afterAll(async () => {
+    if (outDir) await rm(outDir, { recursive: true, force: true });
+  });
+
+  it("Should run every section and write results.json, README.md and the charts", async () => {
+    outDir = await mkdtemp(join(tmpdir(), "ratewall-bench-test-"));
+    results = await runBench({ profile: profiles.smoke, outDir, command: "vitest smoke", quiet: true });
+    for (const [name, outcome] of Object.entries(results.sections)) {
+      expect(outcome.status === "ok" ? "ok" : `${name}: ${outcome.reason}`).toBe("ok");
+    }
+    const files = await readdir(outDir);
+    expect(files).toEqual(expect.arrayContaining(["results.json", "README.md", "throughput.svg", "edge-burst.svg", "bundles.svg"]));
+    const onDisk = JSON.parse(await readFile(join(outDir, "results.json"), "utf8")) as BenchResults;
+    expect(onDisk.meta.machine.cpus).toBeGreaterThan(0);
+    expect(onDisk.meta.versions.miniflare).toMatch(/^\d+\.\d+/);
+    expect(onDisk.meta.missing).toEqual({});
+  }, 180_000);
+
+  it("Should link every chart from the report, each a non-empty SVG", async () => {
+    const report = await readFile(join(outDir, "README.md"), "utf8");
+    expect(report).toContain("## Summary");
+    expect(report).toContain("vitest smoke");
+    const charts = (await readdir(outDir)).filter((file) => file.endsWith(".svg"));
+    expect(charts.length).toBeGreaterThanOrEqual(6);
+    for (const chart of charts) {
+      expect(report).toContain(`](${chart})`);
+      expect(await readFile(join(outDir, chart), "utf8")).toMatch(/^<svg[^>]*>.*<\/svg>$/s);
+    }
+  });
+
+  it("Should count one REST request per allowed decision for ratewall and answer every request", () => {
+    if (results.sections.roundTrips.status !== "ok") throw new Error("round trips not measured");
+    const allowed = results.sections.roundTrips.data.rows.filter((row) => row.scenario === "allowed");
+    expect(allowed.length).toBeGreaterThan(0);
+    for (const row of allowed) expect(row.requests).toBeGreaterThan(0);
+    if (results.sections.throughput.status !== "ok") throw new Error("throughput not measured");
+    for (const row of results.sections.throughput.data.rows) {
+      expect(row.rps).toBeGreaterThan(0);
+      expect(row.non200 + row.errors).toBe(0);
+    }
+  });
+
+  it("Should account for every request of the accuracy test", () => {
+    if (results.sections.accuracy.status !== "ok") throw new Error("accuracy not measured");
+    const { rows, requests, limit } = results.sections.accuracy.data;
+    for (const row of rows) {
+      expect(row.admitted + row.refused + row.other).toBe(requests);
+      expect(row.admitted).toBeGreaterThanOrEqual(limit);
+    }
+  });
+});

@@ -1,0 +1,30 @@
+/**
+ * @module `npm run bench [-- --quick | --smoke] [--out DIR]`: runs the benchmarks on loopback
+ * and writes `results.json`, `README.md` and the charts to `bench/` (or DIR).
+ */
+import { parseArgs } from "node:util";
+import { fromRoot } from "./lib/paths.ts";
+import { profiles } from "./lib/profile.ts";
+import { runBench } from "./run-bench.ts";
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: "boolean", default: false },
+    smoke: { type: "boolean", default: false },
+    out: { type: "string" },
+    help: { type: "boolean", default: false },
+  },
+});
+
+if (values.help) {
+  process.stdout.write("npm run bench [-- --quick | --smoke] [--out DIR]\n  full run: a few minutes; --quick: seconds; writes bench/ by default\n");
+} else {
+  process.env.WRANGLER_SEND_METRICS = "false";
+  const profile = values.smoke ? profiles.smoke : values.quick ? profiles.quick : profiles.full;
+  const args = process.argv.slice(2).join(" ");
+  await runBench({
+    profile,
+    outDir: values.out ?? fromRoot("bench"),
+    command: `npm run bench${args ? ` -- ${args}` : ""}`,
+  });
+}

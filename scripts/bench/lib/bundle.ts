@@ -1,0 +1,110 @@
+/**
+ * @module Builds each Worker for Miniflare and measures its size. Two builders:
+ * - `wrangler`: `wrangler deploy --dry-run --minify --outdir`, offline; the bundle is exactly the
+ *   deployable one and the size is the one wrangler prints ("Total Upload: … / gzip: …"). Used
+ *   by the full run, whose report is committed.
+ * - `esbuild`: the same esbuild settings wrangler uses for a deploy, called directly, sizes from
+ *   zlib. About a hundred times faster than starting wrangler, for `--quick` and the smoke test.
+ */
+import { execFile } from "node:child_process";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { gzipSync } from "node:zlib";
+import { build } from "esbuild";
+import { parse } from "smol-toml";
+import { fromRoot, repoRoot } from "./paths.ts";
+
+/** Which builder made a bundle. */
+export type Bundler = "wrangler" | "esbuild";
+
+/** A built Worker, ready for Miniflare. */
+export interface WorkerBundle {
+  name: string;
+  bundler: Bundler;
+  /** Absolute path of the bundled module. */
+  scriptPath: string;
+  /** Minified size, KiB. */
+  uploadKiB: number;
+  /** Minified and gzipped size, KiB. */
+  gzipKiB: number;
+  compatibilityDate: string;
+  compatibilityFlags: string[];
+}
+
+/** What to build: a Worker's name and entry file, relative to the repository root. */
+export interface BundleTarget {
+  name: string;
+  entry: string;
+  /** Build from the project's own `wrangler.toml` (ratewall itself). */
+  projectConfig?: boolean;
+}
+
+const run = promisify(execFile);
+
+/**
+ * Bundles one Worker into `outDir/<name>/`.
+ *
+ * @example
+ * const floor = await bundleWorker({ name: "floor", entry: "scripts/bench/workers/floor.ts" }, dir, "esbuild");
+ */
+export async function bundleWorker(target: BundleTarget, outDir: string, bundler: Bundler): Promise<WorkerBundle> {
+  const project = parse(await readFile(fromRoot("wrangler.toml"), "utf8")) as {
+    compatibility_date: string;
+    compatibility_flags?: string[];
+  };
+  const dir = join(outDir, target.name);
+  await mkdir(dir, { recursive: true });
+  // Same compatibility date as ratewall for every Worker, so the runtime is the same for all.
+  const compatibility = {
+    compatibilityDate: project.compatibility_date,
+    compatibilityFlags: target.projectConfig ? (project.compatibility_flags ?? []) : [],
+  };
+  const built = bundler === "wrangler" ? await withWrangler(target, dir, project.compatibility_date) : await withEsbuild(target, dir);
+  return { name: target.name, bundler, ...built, ...compatibility };
+}
+
+async function withWrangler(target: BundleTarget, dir: string, compatibilityDate: string) {
+  const dist = join(dir, "dist");
+  let config = fromRoot("wrangler.toml");
+  if (!target.projectConfig) {
+    config = join(dir, "wrangler.toml");
+    await writeFile(config, `name = "bench-${target.name}"\nmain = ${JSON.stringify(fromRoot(target.entry))}\ncompatibility_date = "${compatibilityDate}"\n`);
+  }
+  const { stdout, stderr } = await run(
+    process.execPath,
+    [fromRoot("node_modules/wrangler/bin/wrangler.js"), "deploy", "--dry-run", "--minify", "--outdir", dist, "--config", config],
+    { cwd: repoRoot, env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" }, maxBuffer: 16 << 20 },
+  );
+  const size = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(stdout + stderr);
+  if (!size) throw new Error(`wrangler did not report a size for ${target.name}:\n${stdout}\n${stderr}`);
+  const script = (await readdir(dist)).find((file) => file.endsWith(".js"));
+  if (!script) throw new Error(`wrangler wrote no .js bundle for ${target.name} in ${dist}`);
+  return { scriptPath: join(dist, script), uploadKiB: Number(size[1]), gzipKiB: Number(size[2]) };
+}
+
+async function withEsbuild(target: BundleTarget, dir: string) {
+  const scriptPath = join(dir, "index.js");
+  // wrangler 4.86's deploy settings (wrangler-dist/cli.js, bundleWorker and COMMON_ESBUILD_OPTIONS).
+  await build({
+    entryPoints: [fromRoot(target.entry)],
+    outfile: scriptPath,
+    absWorkingDir: repoRoot,
+    bundle: true,
+    format: "esm",
+    target: "es2024",
+    platform: "browser",
+    conditions: ["workerd", "worker", "browser"],
+    keepNames: true,
+    minify: true,
+    external: ["__STATIC_CONTENT_MANIFEST", "cloudflare:*", "node:*"],
+    define: { "navigator.userAgent": '"Cloudflare-Workers"', "process.env.NODE_ENV": '"production"' },
+    logLevel: "silent",
+  });
+  const code = await readFile(scriptPath);
+  return { scriptPath, uploadKiB: kib(code.length), gzipKiB: kib(gzipSync(code).length) };
+}
+
+function kib(bytes: number): number {
+  return Math.round((bytes / 1024) * 100) / 100;
+}

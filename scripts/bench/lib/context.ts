@@ -1,0 +1,40 @@
+/**
+ * @module What every section receives, and the shape of a section's outcome: measured data, or
+ * skipped with the reason (a part of ratewall that has not landed, for example).
+ */
+import type { Bundles, Upstream } from "./fleet.ts";
+import type { LoadPool } from "./load.ts";
+import type { Profile } from "./profile.ts";
+import type { Progress } from "./progress.ts";
+import type { ProjectModules } from "./project-modules.ts";
+import type { Stack } from "./stack.ts";
+
+/** The running stack and everything built for this run. */
+export interface BenchContext {
+  profile: Profile;
+  stack: Stack;
+  modules: ProjectModules;
+  bundles: Bundles;
+  /** The stack as the Workers see it. */
+  upstream: Upstream;
+  /** Undefined when ratewall's Worker limits; otherwise why it cannot be measured yet. */
+  ratewallMissing: string | undefined;
+  /** Unique per run: keeps this run's Redis keys apart from any other's. */
+  keyPrefix: string;
+  progress: Progress;
+  /** autocannon in worker threads. */
+  load: LoadPool;
+}
+
+/** A section's result. */
+export type Outcome<T> = { status: "ok"; data: T } | { status: "skipped"; reason: string };
+
+/** Wraps `data` as a measured outcome. */
+export function measured<T>(data: T): Outcome<T> {
+  return { status: "ok", data };
+}
+
+/** An outcome for a section that could not run. */
+export function skipped<T>(reason: string): Outcome<T> {
+  return { status: "skipped", reason };
+}

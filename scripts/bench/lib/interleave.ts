@@ -1,0 +1,27 @@
+/**
+ * @module Round-robin scheduling of contenders: short rounds, every contender once per round, the
+ * starting contender rotated from round to round, so no contender always runs first (warm
+ * caches) or last (a busy neighbour's burst).
+ */
+
+/**
+ * Runs `measure(contender, round)` for every contender in every round, interleaved, and returns
+ * the measurements grouped by contender, in round order.
+ *
+ * @example
+ * const byContender = await interleave(["floor", "ratewall"], 3, (name) => load(urls[name]));
+ */
+export async function interleave<C extends string, M>(
+  contenders: readonly C[],
+  rounds: number,
+  measure: (contender: C, round: number) => Promise<M>,
+): Promise<Record<C, M[]>> {
+  const results = Object.fromEntries(contenders.map((c) => [c, [] as M[]])) as Record<C, M[]>;
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < contenders.length; i++) {
+      const contender = contenders[(i + round) % contenders.length]!;
+      results[contender].push(await measure(contender, round));
+    }
+  }
+  return results;
+}

@@ -1,0 +1,39 @@
+/**
+ * @module Small statistics for interleaved rounds: medians, and ratios taken round by round so
+ * that drift on a shared machine (which moves every contender of a round together) cancels out.
+ */
+
+/** The median of `values` (the mean of the middle two for an even count); NaN when empty. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** The `p`-th percentile (0–100) of `values` by nearest rank; NaN when empty. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+/**
+ * The median over rounds of `a[i] / b[i]`: each ratio compares two measurements taken seconds
+ * apart, which is what makes it meaningful on a noisy machine.
+ *
+ * @example
+ * pairedRatio([900, 1000], [450, 520]) // → ~1.96
+ */
+export function pairedRatio(a: readonly number[], b: readonly number[]): number {
+  const ratios = a.map((value, i) => value / b[i]!).filter(Number.isFinite);
+  return median(ratios);
+}
+
+/** Rounds to `digits` decimals, keeping NaN as null so that it survives JSON. */
+export function round(value: number, digits = 2): number | null {
+  if (!Number.isFinite(value)) return null;
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}

@@ -1,0 +1,133 @@
+/**
+ * @module The summary table at the top of the report: one row per headline number, ratewall
+ * beside `@upstash/ratelimit`, ratios in the last column. Rows of skipped sections say so.
+ */
+import type { AlgorithmName } from "../../../src/limiter/types.ts";
+import type { RoundTripRow } from "../sections/round-trips.ts";
+import type { ThroughputRow } from "../sections/throughput.ts";
+import { bytes, int, num, ratio, table } from "./markdown.ts";
+import type { BenchResults } from "./results.ts";
+import { algorithms } from "./scenarios.ts";
+
+type Row = [measure: string, ratewall: string, peer: string, note: string];
+
+/**
+ * Renders the summary table.
+ *
+ * @example
+ * const markdown = summaryTable(results);
+ */
+export function summaryTable(results: BenchResults): string {
+  const rows: Row[] = [
+    ...roundTripRows(results),
+    ...throughputRows(results),
+    ...shimRows(results),
+    ...accuracyRows(results),
+    ...memoryRows(results),
+    ...bundleRows(results),
+  ];
+  return table(["Measure", "ratewall", "@upstash/ratelimit", "Ratios and notes"], rows);
+}
+
+function skippedRow(measure: string, reason: string): Row {
+  return [measure, "–", "–", `not measured: ${reason.split("\n")[0]}`];
+}
+
+function roundTripRows({ sections }: BenchResults): Row[] {
+  if (sections.roundTrips.status !== "ok") return [skippedRow("REST round trips per decision", sections.roundTrips.reason)];
+  const rows = sections.roundTrips.data.rows.filter((row) => row.algorithm === "fixed-window");
+  const pick = (contender: RoundTripRow["contender"], field: "requests" | "wireBytes") =>
+    (["allowed", "refused-again", "two-rules"] as const).map((scenario) => {
+      const row = rows.find((r) => r.contender === contender && r.scenario === scenario);
+      return field === "requests" ? num(row?.requests, row && Number.isInteger(row.requests) ? 0 : 2) : int(row?.[field]);
+    });
+  const wire = (contender: RoundTripRow["contender"], scenario: string) =>
+    rows.find((r) => r.contender === contender && r.scenario === scenario)?.wireBytes;
+  return [
+    ["REST requests per decision: allowed / refused again / two rules (fixed window)", pick("ratewall", "requests").join(" / "), pick("peer", "requests").join(" / "), "counted at the shim"],
+    [
+      "Bytes on the wire per decision: allowed / refused again / two rules",
+      pick("ratewall", "wireBytes").join(" / "),
+      pick("peer", "wireBytes").join(" / "),
+      `ratewall/peer: allowed ${ratio(wire("ratewall", "allowed")! / wire("peer", "allowed")!)}, two rules ${ratio(wire("ratewall", "two-rules")! / wire("peer", "two-rules")!)}`,
+    ],
+  ];
+}
+
+function throughputRows({ sections }: BenchResults): Row[] {
+  if (sections.throughput.status !== "ok") return [skippedRow("Throughput and latency through the Worker", sections.throughput.reason)];
+  const { rows, ratios } = sections.throughput.data;
+  const find = (contender: ThroughputRow["contender"], c: number) => rows.find((r) => r.contender === contender && r.concurrency === c);
+  const levels = [...new Set(rows.map((r) => r.concurrency))];
+  const out: Row[] = [];
+  for (const rules of [1, 2] as const) {
+    for (const c of levels) {
+      const ours = find(`ratewall-${rules}`, c);
+      const peer = find(`peer-${rules}`, c);
+      const r = (versus: string) => ratios.find((x) => x.concurrency === c && x.rules === rules && x.versus === versus);
+      const floor = find("floor", c);
+      const pass = find("pass-through", c);
+      const cell = (row?: ThroughputRow) => (row ? `${int(row.rps)} req/s, p50 ${num(row.p50, 0)} / p99 ${num(row.p99, 0)} ms` : "–");
+      out.push([
+        `Worker at c=${c}, ${rules === 1 ? "one rule" : "two rules"} (floor ${int(floor?.rps)}, pass-through ${int(pass?.rps)} req/s)`,
+        cell(ours),
+        cell(peer),
+        ours
+          ? `req/s ratewall/floor ${ratio(r("floor")?.rps)}, /peer ${ratio(r("peer")?.rps)}, /pass-through ${ratio(r("pass-through")?.rps)}; p99 ratewall/floor ${ratio(r("floor")?.p99)}, /peer ${ratio(r("peer")?.p99)}`
+          : "ratewall not measured",
+      ]);
+    }
+  }
+  return out;
+}
+
+function shimRows({ sections }: BenchResults): Row[] {
+  if (sections.shimVsRedis.status !== "ok") return [skippedRow("Shim vs direct Redis", sections.shimVsRedis.reason)];
+  return sections.shimVsRedis.data.rows.map((row) => [
+    `Shim vs direct Redis, EVALSHA at c=${row.concurrency}`,
+    `${int(row.shim.rps)} vs ${int(row.direct.rps)} decisions/s`,
+    "(same shim)",
+    `throughput shim/direct ${ratio(row.throughputRatio)}; added latency p50 +${num(row.addedP50Ms)} ms, p99 +${num(row.addedP99Ms)} ms`,
+  ]);
+}
+
+function accuracyRows({ sections }: BenchResults): Row[] {
+  if (sections.accuracy.status !== "ok") return [skippedRow("Admitted under concurrency", sections.accuracy.reason)];
+  const { rows, requests, concurrency, limit } = sections.accuracy.data;
+  return algorithms.map((algorithm) => {
+    const cell = (contender: "ratewall" | "peer") => {
+      const row = rows.find((r) => r.contender === contender && r.algorithm === algorithm);
+      return row ? `${row.admitted}${row.other ? ` (${row.other} other)` : ""}` : "n/a";
+    };
+    return [`Admitted of ${int(requests)} at c=${concurrency}, 2 Workers, limit ${limit}: ${algorithm}`, cell("ratewall"), cell("peer"), `exact = ${limit}`];
+  });
+}
+
+function memoryRows({ sections }: BenchResults): Row[] {
+  if (sections.memory.status !== "ok") return [skippedRow("Redis memory per client", sections.memory.reason)];
+  const { rows } = sections.memory.data;
+  const limits = [...new Set(rows.map((r) => r.limit))];
+  const cell = (contender: "ratewall" | "peer", algorithm: AlgorithmName) => {
+    const found = limits.map((limit) => rows.find((r) => r.contender === contender && r.algorithm === algorithm && r.limit === limit));
+    return found.every((row) => row === undefined) ? "n/a" : found.map((row) => bytes(row?.bytesAtLimit)).join(" / ");
+  };
+  return algorithms.map((algorithm) => [
+    `Redis memory per client at limit ${limits.map(int).join(" / ")}: ${algorithm}`,
+    cell("ratewall", algorithm),
+    cell("peer", algorithm),
+    "quota fully spent, MEMORY USAGE",
+  ]);
+}
+
+function bundleRows({ sections }: BenchResults): Row[] {
+  if (sections.bundles.status !== "ok") return [skippedRow("Bundle size", sections.bundles.reason)];
+  const size = (worker: string) => sections.bundles.status === "ok" ? sections.bundles.data.rows.find((r) => r.worker === worker)?.gzipKiB : undefined;
+  return [
+    [
+      "Worker bundle, minified + gzipped",
+      `${num(size("ratewall"))} KiB`,
+      `${num(size("peer"))} KiB`,
+      `floor ${num(size("floor"))} KiB, pass-through ${num(size("pass-through"))} KiB; ratewall/peer ${ratio(size("ratewall")! / size("peer")!)}${sections.bundles.data.ratewallNote ? " (ratewall: src/index.ts is not the limiter yet)" : ""}`,
+    ],
+  ];
+}

@@ -1,0 +1,121 @@
+/**
+ * @module Runs every section once, in order, on one stack, and writes the results. Used by the
+ * CLI (index.ts) and by the smoke test. Each section is bounded by the profile; a section that
+ * throws is recorded as skipped with its error, so one failure does not lose the others' data.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type BenchContext, type Outcome, skipped } from "./lib/context.ts";
+import { buildBundles, probeRatewall, serveKind, type Upstream } from "./lib/fleet.ts";
+import { createLoadPool } from "./lib/load.ts";
+import { collectVersions, describeMachine } from "./lib/machine.ts";
+import type { Profile } from "./lib/profile.ts";
+import { createProgress } from "./lib/progress.ts";
+import { loadProjectModules } from "./lib/project-modules.ts";
+import type { BenchResults } from "./lib/results.ts";
+import { startStack } from "./lib/stack.ts";
+import { writeOutputs } from "./lib/write-outputs.ts";
+import { measureAccuracy } from "./sections/accuracy.ts";
+import { measureBundleSizes } from "./sections/bundle-size.ts";
+import { measureEdgeBurst } from "./sections/edge-burst.ts";
+import { measureMemory } from "./sections/memory.ts";
+import { measureRoundTrips } from "./sections/round-trips.ts";
+import { measureShimVsRedis } from "./sections/shim-vs-redis.ts";
+import { measureThroughput } from "./sections/throughput.ts";
+
+/** What to run and where to write it. */
+export interface RunOptions {
+  profile: Profile;
+  /** Receives results.json, README.md and the SVGs. */
+  outDir: string;
+  /** Shown in the report, e.g. `npm run bench -- --quick`. */
+  command: string;
+  /** No progress line (tests). */
+  quiet?: boolean;
+}
+
+/**
+ * Runs the bench and writes its outputs; resolves with the results.
+ *
+ * @example
+ * await runBench({ profile: profiles.quick, outDir: "bench", command: "npm run bench -- --quick" });
+ */
+export async function runBench(options: RunOptions): Promise<BenchResults> {
+  const started = performance.now();
+  const date = new Date().toISOString();
+  const progress = createProgress(options.quiet);
+  const workDir = await mkdtemp(join(tmpdir(), "ratewall-bench-"));
+  try {
+    const modules = await loadProjectModules();
+    progress.step(`bundling the four Workers with ${options.profile.bundler}`);
+    const bundles = await buildBundles(join(workDir, "bundles"), options.profile.bundler);
+    progress.step("starting redis-server, the shim and the origin");
+    const stack = await startStack(modules);
+    const load = createLoadPool();
+    try {
+      const keyPrefix = `b${randomBytes(3).toString("hex")}`;
+      const upstream: Upstream = {
+        originUrl: stack.origin.url,
+        restUrl: stack.rest.url,
+        token: stack.rest.token,
+        accuracyLimit: options.profile.accuracy.limit,
+      };
+      const ratewallMissing = await checkRatewall(bundles, upstream, keyPrefix, stack.rest.kind);
+      const ctx: BenchContext = { profile: options.profile, stack, modules, bundles, upstream, ratewallMissing, keyPrefix, progress, load };
+      const guard = async <T>(run: () => Promise<Outcome<T>> | Outcome<T>): Promise<Outcome<T>> => {
+        try {
+          return await run();
+        } catch (error) {
+          return skipped(`failed: ${(error as Error).stack ?? String(error)}`);
+        }
+      };
+      const sections: BenchResults["sections"] = {
+        bundles: await guard(() => measureBundleSizes(ctx)),
+        roundTrips: await guard(() => measureRoundTrips(ctx)),
+        throughput: await guard(() => measureThroughput(ctx)),
+        shimVsRedis: await guard(() => measureShimVsRedis(ctx)),
+        accuracy: await guard(() => measureAccuracy(ctx)),
+        edgeBurst: await guard(() => measureEdgeBurst(ctx)),
+        memory: await guard(() => measureMemory(ctx)),
+      };
+      const missing: Record<string, string> = { ...modules.missing };
+      if (ratewallMissing) missing.worker = ratewallMissing;
+      const results: BenchResults = {
+        meta: {
+          date,
+          command: options.command,
+          profile: options.profile,
+          durationSeconds: Math.round((performance.now() - started) / 100) / 10,
+          machine: describeMachine(),
+          versions: await collectVersions(),
+          restEndpoint: stack.rest.kind,
+          missing,
+        },
+        sections,
+      };
+      progress.step("writing results.json, README.md and the charts");
+      await writeOutputs(results, options.outDir);
+      progress.done(`done in ${results.meta.durationSeconds} s: ${options.outDir}`);
+      return results;
+    } finally {
+      await load.close();
+      await stack.close();
+    }
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+async function checkRatewall(bundles: BenchContext["bundles"], upstream: Upstream, keyPrefix: string, rest: string): Promise<string | undefined> {
+  if (rest !== "shim") return "the shim has not landed, so ratewall's Worker has no Redis to talk to";
+  const worker = await serveKind("ratewall", bundles, upstream, `${keyPrefix}probe`);
+  try {
+    return await probeRatewall(worker);
+  } catch (error) {
+    return `src/index.ts failed the probe: ${(error as Error).message}`;
+  } finally {
+    await worker.dispose();
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * @module Section 1: HTTP requests to the REST endpoint and bytes per decision, ratewall against
+ * `@upstash/ratelimit`, for an allowed request, a repeated refused request and a route with two
+ * rules. Requests are counted by the shim; bytes by the shim (bodies) and by a relay in front of
+ * it (the wire, headers included). Both limiters run in their Workers, so each one's own caches
+ * (ratewall's block cache, the peer's ephemeral cache) act as they would in production.
+ */
+import type { AlgorithmName } from "../../../src/limiter/types.ts";
+import { type BenchContext, measured, type Outcome, skipped } from "../lib/context.ts";
+import { clientIps } from "../lib/client-ips.ts";
+import { startCountingRelay } from "../lib/counting-relay.ts";
+import { serveKind } from "../lib/fleet.ts";
+import type { ServedWorker } from "../lib/miniflare.ts";
+import { algorithms, peerAlgorithms } from "../lib/scenarios.ts";
+
+/** The three situations of the issue. */
+export type RoundTripScenario = "allowed" | "refused-again" | "two-rules";
+
+/** Per decision, averaged over `decisions` requests. */
+export interface RoundTripRow {
+  contender: "ratewall" | "peer";
+  algorithm: AlgorithmName;
+  scenario: RoundTripScenario;
+  /** HTTP requests to the REST endpoint per decision. */
+  requests: number;
+  /** Request plus response body bytes per decision, as the shim counts them. */
+  bodyBytes: number;
+  /** Bytes on the wire per decision, both directions, HTTP headers included. */
+  wireBytes: number;
+  /** Statuses the Worker answered, e.g. `{ "429": 20 }`: proves each decision was what we meant. */
+  statuses: Record<string, number>;
+}
+
+/** Section 1's data. */
+export interface RoundTripData {
+  decisions: number;
+  rows: RoundTripRow[];
+}
+
+/**
+ * Measures every (contender, algorithm, scenario) combination the peer can express, plus
+ * ratewall's sliding log.
+ *
+ * @example
+ * const outcome = await measureRoundTrips(ctx);
+ */
+export async function measureRoundTrips(ctx: BenchContext): Promise<Outcome<RoundTripData>> {
+  const stats = ctx.stack.rest.stats;
+  if (ctx.stack.rest.kind !== "shim" || !stats) return skipped("needs the Upstash REST shim with its stats");
+  const relay = await startCountingRelay(ctx.stack.rest.url);
+  const upstream = { ...ctx.upstream, restUrl: relay.url };
+  const contenders = ctx.ratewallMissing ? (["peer"] as const) : (["ratewall", "peer"] as const);
+  const rows: RoundTripRow[] = [];
+  const nextClient = clientIps();
+  try {
+    for (const contender of contenders) {
+      const worker = await serveKind(contender, ctx.bundles, upstream, `${ctx.keyPrefix}rt`);
+      try {
+        for (const algorithm of contender === "peer" ? peerAlgorithms : algorithms) {
+          for (const scenario of ["allowed", "refused-again", "two-rules"] as const) {
+            ctx.progress.step(`round trips: ${contender} ${algorithm} ${scenario}`);
+            const measure = async (send: () => Promise<number>) => {
+              stats.reset();
+              relay.reset();
+              const statuses: Record<string, number> = {};
+              for (let i = 0; i < ctx.profile.roundTrips.decisions; i++) {
+                const status = await send();
+                statuses[status] = (statuses[status] ?? 0) + 1;
+              }
+              const n = ctx.profile.roundTrips.decisions;
+              rows.push({
+                contender,
+                algorithm,
+                scenario,
+                requests: stats.requests / n,
+                bodyBytes: (stats.bytesIn + stats.bytesOut) / n,
+                wireBytes: (relay.bytes.up + relay.bytes.down) / n,
+                statuses,
+              });
+            };
+            const path = `/rt/${algorithm}/${scenario === "allowed" ? "one" : scenario === "two-rules" ? "two" : "refuse"}`;
+            // The first call of a script may cost a NOSCRIPT and an EVAL; measure the steady state.
+            await hit(worker, path, nextClient());
+            if (scenario === "refused-again") {
+              const refused = nextClient();
+              await hit(worker, path, refused);
+              await hit(worker, path, refused);
+              await measure(() => hit(worker, path, refused));
+            } else {
+              await measure(() => hit(worker, path, nextClient()));
+            }
+          }
+        }
+      } finally {
+        await worker.dispose();
+      }
+    }
+  } finally {
+    await relay.close();
+  }
+  return measured({ decisions: ctx.profile.roundTrips.decisions, rows });
+}
+
+async function hit(worker: ServedWorker, path: string, client: string): Promise<number> {
+  const response = await fetch(`${worker.url}${path}`, { headers: { "cf-connecting-ip": client } });
+  await response.arrayBuffer();
+  return response.status;
+}

@@ -1,0 +1,126 @@
+/**
+ * @module Section 2: what the Worker adds, against the physical floor. The four Workers run side
+ * by side on one stack and are loaded in interleaved rounds at each concurrency level, with one
+ * and with two rules per route. Ratios are taken round by round (stats.ts), then the median.
+ */
+import { type BenchContext, measured, type Outcome, skipped } from "../lib/context.ts";
+import { serveKind, type WorkerKind } from "../lib/fleet.ts";
+import { interleave } from "../lib/interleave.ts";
+import type { LoadResult } from "../lib/load.ts";
+import type { ServedWorker } from "../lib/miniflare.ts";
+import { median, pairedRatio } from "../lib/stats.ts";
+
+/** A Worker on a route: `ratewall-2` is ratewall on the two-rule route. */
+export type Contender = "pass-through" | "floor" | "ratewall-1" | "ratewall-2" | "peer-1" | "peer-2";
+
+/** Medians over rounds for one contender at one concurrency. Latencies in ms. */
+export interface ThroughputRow {
+  contender: Contender;
+  concurrency: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  /** connections / rps: the mean latency, finer than autocannon's whole-ms percentiles. */
+  meanMs: number;
+  /** Responses that were not 200, and socket errors, over all rounds (should be 0). */
+  non200: number;
+  errors: number;
+  rounds: Array<Pick<LoadResult, "rps" | "p50" | "p99">>;
+}
+
+/** ratewall over another Worker, same rule count and concurrency; median of per-round ratios. */
+export interface ThroughputRatio {
+  concurrency: number;
+  rules: 1 | 2;
+  versus: "floor" | "peer" | "pass-through";
+  /** ratewall rps / other rps (below 1: ratewall serves fewer). */
+  rps: number;
+  /** ratewall p50 / other p50, and p99 (above 1: ratewall is slower). */
+  p50: number;
+  p99: number;
+  meanMs: number;
+}
+
+/** Section 2's data. */
+export interface ThroughputData {
+  secondsPerRound: number;
+  rounds: number;
+  rows: ThroughputRow[];
+  ratios: ThroughputRatio[];
+}
+
+const routes: Record<Contender, [WorkerKind, string]> = {
+  "pass-through": ["pass-through", "/"],
+  floor: ["floor", "/"],
+  "ratewall-1": ["ratewall", "/"],
+  "ratewall-2": ["ratewall", "/two"],
+  "peer-1": ["peer", "/"],
+  "peer-2": ["peer", "/two"],
+};
+
+/**
+ * Loads every available contender at every concurrency level of the profile.
+ *
+ * @example
+ * const outcome = await measureThroughput(ctx);
+ */
+export async function measureThroughput(ctx: BenchContext): Promise<Outcome<ThroughputData>> {
+  const withPeer = ctx.stack.rest.kind === "shim";
+  const contenders: Contender[] = ["pass-through", "floor"];
+  if (!ctx.ratewallMissing) contenders.push("ratewall-1", "ratewall-2");
+  if (withPeer) contenders.push("peer-1", "peer-2");
+  if (contenders.length < 3) return skipped("needs ratewall's Worker or the shim (for the peer)");
+  const kinds = [...new Set(contenders.map((c) => routes[c][0]))];
+  const workers = new Map<WorkerKind, ServedWorker>();
+  const { concurrency, rounds, seconds } = ctx.profile.throughput;
+  const rows: ThroughputRow[] = [];
+  const ratios: ThroughputRatio[] = [];
+  try {
+    for (const kind of kinds) workers.set(kind, await serveKind(kind, ctx.bundles, ctx.upstream, `${ctx.keyPrefix}tp`));
+    for (const connections of concurrency) {
+      const byContender = await interleave(contenders, rounds, async (contender, round) => {
+        ctx.progress.step(`throughput c=${connections} round ${round + 1}/${rounds}: ${contender}`);
+        const [kind, path] = routes[contender];
+        // One client per contender and round; limits are unreachable, so nothing is refused.
+        const headers = { "cf-connecting-ip": `10.${kinds.indexOf(kind)}.${connections}.${round + 1}` };
+        return ctx.load.run({ url: `${workers.get(kind)!.url}${path}`, connections, seconds, headers });
+      });
+      for (const contender of contenders) rows.push(summarize(contender, connections, byContender[contender]));
+      for (const rules of [1, 2] as const) {
+        const ours = byContender[`ratewall-${rules}`];
+        if (!ours) continue;
+        const others = { floor: byContender.floor, "pass-through": byContender["pass-through"], peer: byContender[`peer-${rules}`] };
+        for (const [versus, theirs] of Object.entries(others) as Array<[ThroughputRatio["versus"], LoadResult[] | undefined]>) {
+          if (!theirs) continue;
+          ratios.push({
+            concurrency: connections,
+            rules,
+            versus,
+            rps: pairedRatio(ours.map((r) => r.rps), theirs.map((r) => r.rps)),
+            p50: pairedRatio(ours.map((r) => r.p50), theirs.map((r) => r.p50)),
+            p99: pairedRatio(ours.map((r) => r.p99), theirs.map((r) => r.p99)),
+            meanMs: pairedRatio(theirs.map((r) => r.rps), ours.map((r) => r.rps)),
+          });
+        }
+      }
+    }
+  } finally {
+    for (const worker of workers.values()) await worker.dispose();
+  }
+  return measured({ secondsPerRound: seconds, rounds, rows, ratios });
+}
+
+function summarize(contender: Contender, concurrency: number, results: LoadResult[]): ThroughputRow {
+  const rps = median(results.map((r) => r.rps));
+  return {
+    contender,
+    concurrency,
+    rps,
+    p50: median(results.map((r) => r.p50)),
+    p99: median(results.map((r) => r.p99)),
+    meanMs: (concurrency / rps) * 1000,
+    non200: results.reduce((sum, r) => sum + r.requests - (r.statuses["200"] ?? 0), 0),
+    errors: results.reduce((sum, r) => sum + r.errors, 0),
+    rounds: results.map(({ rps, p50, p99 }) => ({ rps, p50, p99 })),
+  };
+}

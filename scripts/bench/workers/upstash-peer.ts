@@ -1,0 +1,71 @@
+/**
+ * @module Bench Worker (d): the closest peer, `@upstash/ratelimit`, in the small Hono Worker a
+ * user would write from its README: one `Ratelimit` per rule, created once per isolate (so its
+ * default ephemeral cache of refused clients works), the client keyed on `cf-connecting-ip`,
+ * `pending` handed to `waitUntil`, and every option left at its default. A route with several
+ * rules checks them in sequence and stops at the first refusal; unlike ratewall this is not
+ * all-or-nothing (an earlier rule stays charged when a later one refuses).
+ */
+import { Ratelimit } from "@upstash/ratelimit";
+import { Redis } from "@upstash/redis/cloudflare";
+import { Hono } from "hono";
+import { forwardTo } from "./forward.ts";
+
+/** One rule, as the bench configures both limiters. */
+export interface PeerRule {
+  algorithm: "fixed-window" | "sliding-window" | "token-bucket";
+  limit: number;
+  windowMs: number;
+}
+
+/** Bindings. `PEER_ROUTES` maps a path prefix to its rules, e.g. `{"/":[{…}],"/two":[{…},{…}]}`. */
+export interface PeerEnv {
+  ORIGIN_URL: string;
+  UPSTASH_REDIS_REST_URL: string;
+  UPSTASH_REDIS_REST_TOKEN: string;
+  PEER_ROUTES: string;
+}
+
+type Routes = Array<[prefix: string, limiters: Ratelimit[]]>;
+
+let routes: Routes | undefined;
+
+function limiterFor(rule: PeerRule): Ratelimit["limiter"] {
+  const window = `${rule.windowMs} ms` as const;
+  if (rule.algorithm === "fixed-window") return Ratelimit.fixedWindow(rule.limit, window);
+  if (rule.algorithm === "sliding-window") return Ratelimit.slidingWindow(rule.limit, window);
+  // ratewall's "<count>/<window>" for a token bucket: a burst of count, count refilled per window.
+  return Ratelimit.tokenBucket(rule.limit, window, rule.limit);
+}
+
+function buildRoutes(env: PeerEnv): Routes {
+  const redis = new Redis({ url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN });
+  const config = JSON.parse(env.PEER_ROUTES) as Record<string, PeerRule[]>;
+  return Object.entries(config)
+    .sort(([a], [b]) => b.length - a.length)
+    .map(([prefix, rules]) => [
+      prefix,
+      rules.map((rule, i) => new Ratelimit({ redis, limiter: limiterFor(rule), prefix: `peer:${prefix}:${i}` })),
+    ]);
+}
+
+const app = new Hono<{ Bindings: PeerEnv }>();
+
+app.all("*", async (c) => {
+  routes ??= buildRoutes(c.env);
+  const path = new URL(c.req.url).pathname;
+  const limiters = routes.find(([prefix]) => path.startsWith(prefix))?.[1] ?? [];
+  const client = c.req.header("cf-connecting-ip") ?? "unknown";
+  for (const limiter of limiters) {
+    const { success, reset, pending } = await limiter.limit(client);
+    c.executionCtx.waitUntil(pending);
+    if (!success) {
+      const retryAfter = Math.max(1, Math.ceil((reset - Date.now()) / 1000));
+      return c.text("Too many requests", 429, { "retry-after": String(retryAfter) });
+    }
+  }
+  return forwardTo(c.req.raw, c.env.ORIGIN_URL);
+});
+
+/** The Worker: `@upstash/ratelimit` in front of the origin. */
+export default app;
