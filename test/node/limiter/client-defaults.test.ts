@@ -1,0 +1,68 @@
+import { Redis } from "@upstash/redis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { fixedWindow } from "../../../src/limiter/fixed-window/index.ts";
+import { createRedisRunner } from "../../../src/redis/client.ts";
+import { startHarness, T0, TOKEN, type Harness } from "./harness.ts";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+const realFetch = globalThis.fetch;
+afterEach(() => {
+  globalThis.fetch = realFetch;
+});
+
+interface Traffic {
+  requests: number;
+  paths: Set<string>;
+  requestBytes: number;
+  responseBytes: number;
+}
+
+/** A fetch that forwards to the real one and counts what crosses the wire (headers and bodies). */
+function countingFetch(traffic: Traffic): typeof fetch {
+  return async (input, init) => {
+    traffic.requests++;
+    traffic.paths.add(new URL(String(input)).pathname);
+    const headers = new Headers(init?.headers);
+    headers.forEach((value, name) => (traffic.requestBytes += name.length + value.length + 4));
+    traffic.requestBytes += String(init?.body ?? "").length;
+    const response = await realFetch(input, init);
+    const text = await response.text();
+    response.headers.forEach((value, name) => (traffic.responseBytes += name.length + value.length + 4));
+    traffic.responseBytes += text.length;
+    return new Response(text, { status: response.status, headers: response.headers });
+  };
+}
+
+const DECISIONS = 20;
+const newTraffic = (): Traffic => ({ requests: 0, paths: new Set(), requestBytes: 0, responseBytes: 0 });
+
+describe("What the client's defaults cost per decision (design.md, request path step 4)", () => {
+  it("Should cost fewer bytes with our runner than with @upstash/redis's defaults, for the same reply", async () => {
+    const { sha1, source } = fixedWindow.script;
+    const call = (i: number): [string[], string[]] => [[`${h.prefix()}:fixed:{c}:${i}`], [String(T0), "1", "fixed", "10", "1000", "10"]];
+    await h.runner.eval(source, ...call(-1)); // cache the script
+
+    const ours = newTraffic();
+    const runner = createRedisRunner({ url: h.shim.url, token: TOKEN, timeoutMs: 5_000, fetch: countingFetch(ours) });
+    const fromOurs = [];
+    for (let i = 0; i < DECISIONS; i++) fromOurs.push(await runner.evalsha(sha1, ...call(i)));
+
+    const defaults = newTraffic();
+    globalThis.fetch = countingFetch(defaults); // @upstash/redis calls the global fetch
+    const redis = new Redis({ url: h.shim.url, token: TOKEN });
+    const fromDefaults = [];
+    for (let i = 0; i < DECISIONS; i++) fromDefaults.push(await redis.evalsha(sha1, ...call(i + DECISIONS)));
+
+    const line = (name: string, t: Traffic) =>
+      `${name}: ${t.requests / DECISIONS} request(s) to ${[...t.paths].join(", ")}, ` +
+      `${Math.round(t.requestBytes / DECISIONS)} B sent and ${Math.round(t.responseBytes / DECISIONS)} B received per decision (headers + body)`;
+    console.log(`${line("@upstash/redis defaults", defaults)}\n${line("createRedisRunner", ours)}`);
+    expect(fromOurs).toEqual(fromDefaults);
+    expect(ours.requests).toBe(DECISIONS);
+    expect(ours.requestBytes).toBeLessThan(defaults.requestBytes);
+  });
+});
