@@ -178,21 +178,27 @@ function hasBody(req: IncomingMessage): boolean {
   return Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
 }
 
-/** Reads the body, and stops reading as soon as it exceeds `max` bytes (§3: 413). */
+/**
+ * Reads the body; past `max` bytes it keeps nothing (§3: 413). The rest of an oversized body is
+ * read and dropped before the 413 is sent: a server that answers and closes while the client is
+ * still writing makes the client fail with EPIPE instead of reading the 413 (and @upstash/redis
+ * retries a failed fetch, §11.5). Past 8 × `max` it stops reading and answers at once.
+ */
 function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   const tooLarge = () => new RequestError(413, `ERR max request size exceeded (${max} bytes)`);
-  if (Number(req.headers["content-length"] ?? 0) > max) return Promise.reject(tooLarge());
+  if (Number(req.headers["content-length"] ?? 0) > 8 * max) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size <= max) return void chunks.push(chunk);
-      // Stop reading, but leave the socket open: the 413 is still to be written on it.
+      chunks.length = 0;
+      if (size <= 8 * max) return;
       req.off("data", onData).off("end", onEnd).pause();
       reject(tooLarge());
     };
-    const onEnd = () => resolve(Buffer.concat(chunks));
+    const onEnd = () => (size > max ? reject(tooLarge()) : resolve(Buffer.concat(chunks)));
     req.on("data", onData).once("end", onEnd).once("error", reject);
   });
 }
