@@ -66,3 +66,18 @@ describe("readSettings", () => {
     expect(settingsFor({ ...base })).not.toBe(settingsFor(env));
   });
 });
+
+describe("settingsFor", () => {
+  it("Should remember a bad env's error instead of parsing it again", () => {
+    const env = { ...base, MODE: "loud" };
+    const first = (() => {
+      try {
+        settingsFor(env);
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(first).toMatchObject({ name: "ConfigError", message: 'MODE: unknown mode "loud" (expected one of enforce, shadow)' });
+    expect(() => settingsFor(env)).toThrow(first as Error);
+  });
+});

@@ -4,6 +4,7 @@
  * and the value; nothing falls back silently. The token never appears in a message.
  */
 import { parseRoutes } from "./config/routes";
+import { ConfigError } from "./errors";
 import { fail, readChoice, readInteger, readString, readUrl, type At } from "./config/read";
 import { ALGORITHMS, parseRule } from "./config/rule";
 import type { HeaderStyle, Mode, RouteSettings, Settings } from "./config/types";
@@ -81,15 +82,24 @@ export function readSettings(env: Vars): Settings {
   };
 }
 
-const settingsByEnv = new WeakMap<object, Settings>();
+const settingsByEnv = new WeakMap<object, Settings | ConfigError>();
 
-/** {@link readSettings}, once per `env` object: an isolate reuses the same env across requests. */
+/**
+ * {@link readSettings}, once per `env` object: an isolate reuses the same env across requests.
+ * A bad env is remembered too, so it costs one parse, not one per request.
+ */
 export function settingsFor(env: object): Settings {
   let settings = settingsByEnv.get(env);
   if (!settings) {
-    settings = readSettings(env as Vars);
+    try {
+      settings = readSettings(env as Vars);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      settings = error;
+    }
     settingsByEnv.set(env, settings);
   }
+  if (settings instanceof ConfigError) throw settings;
   return settings;
 }
 
