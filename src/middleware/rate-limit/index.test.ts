@@ -122,3 +122,17 @@ describe("rateLimit middleware", () => {
     expect(() => rateLimit({ vars: { ...vars, RATE_LIMIT: "ten/1s" } })).toThrow('RATE_LIMIT: invalid count "ten" (expected an integer from 1 to 1000000000)');
   });
 });
+
+describe("rateLimit middleware without vars", () => {
+  it("Should read its settings from c.env, and answer a clear error when there is none", async () => {
+    const fake = fakeLimiters();
+    const app = new Hono();
+    app.use(rateLimit({ runner, createLimiter: fake.createLimiter, clock: () => now }));
+    app.get("/", (c) => c.text("ok"));
+    app.onError((error, c) => c.text(error.message, 500));
+    const headers = { "cf-connecting-ip": "203.0.113.7" };
+    expect((await app.request("/", { headers }, { ...vars, RATE_LIMIT: "1/1m" })).headers.get("ratelimit-policy")).toBe('"default";q=1;w=60');
+    const missing = await app.request("/", { headers });
+    expect(await missing.text()).toBe("UPSTASH_REDIS_REST_URL: is required");
+  });
+});

@@ -70,7 +70,7 @@ export function rateLimit(options: RateLimitOptions = {}): MiddlewareHandler<{ V
   const fixed = options.vars ? runtimeFor(readSettings(options.vars)) : undefined;
 
   return async function rateLimit(c, next) {
-    const runtime = fixed ?? runtimeFor(settingsFor(c.env as object));
+    const runtime = fixed ?? runtimeFor(settingsFor((c.env as object | undefined) ?? NO_ENV));
     const { settings, log } = runtime;
     const route = runtime.match(new URL(c.req.url)) ?? runtime.defaultRoute;
     c.set("rateLimit", { route: route.settings });
@@ -95,7 +95,9 @@ export function rateLimit(options: RateLimitOptions = {}): MiddlewareHandler<{ V
       if (!decision.allowed && enforce) runtime.blocks.set(blockKey, { until: decision.retryAt ?? now + retryAfterSeconds(decision, now) * 1000, decision });
     }
     c.set("rateLimit", { route: route.settings, decision });
-    const headers = rateLimitHeaders(decision, route.policy, now, settings.headers);
+    // In shadow a refused request still passes: RateLimit says so, but Retry-After (RFC 9110
+    // §10.2.3) belongs to answers that ask the client to wait, and this one does not.
+    const headers = rateLimitHeaders(decision, route.policy, now, settings.headers).filter(([name]) => enforce || name !== "Retry-After");
     if (!decision.allowed) {
       if (enforce) {
         const detail = `Rate limit "${decision.rule}" exceeded; retry after ${retryAfterSeconds(decision, now)} s.`;
@@ -115,6 +117,9 @@ export function rateLimit(options: RateLimitOptions = {}): MiddlewareHandler<{ V
     }
   };
 }
+
+/** Stands for a missing `c.env` (Hono outside Workers): settings then fail with a clear message. */
+const NO_ENV = Object.freeze({});
 
 /** A refusal from memory, its Retry-After counted down to the block's end. */
 function fromBlockCache(runtime: Runtime, key: string, now: number): Decision | undefined {
