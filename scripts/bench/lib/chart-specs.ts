@@ -5,7 +5,7 @@
 import type { TopLevelSpec } from "vega-lite";
 import type { BenchResults } from "./results.ts";
 
-/** A chart to render: its file name (in the output folder) and spec. */
+/** A chart to render: its file name (in the output folder), title and spec. */
 export interface Chart {
   file: string;
   title: string;
@@ -13,6 +13,21 @@ export interface Chart {
 }
 
 const schema = "https://vega.github.io/schema/vega-lite/v5.json";
+
+/** Bars grouped along `x`, one bar per `group` value, as the unit spec of a chart. */
+function groupedBars(x: string, group: string, y: string, yTitle: string, extra: { log?: boolean } = {}) {
+  return {
+    mark: "bar" as const,
+    width: 360,
+    height: 200,
+    encoding: {
+      x: { field: x, type: "nominal" as const, title: null, sort: null, axis: { labelAngle: 0 } },
+      xOffset: { field: group, type: "nominal" as const, sort: null },
+      y: { field: y, type: "quantitative" as const, title: yTitle, ...(extra.log ? { scale: { type: "symlog" as const } } : {}) },
+      color: { field: group, type: "nominal" as const, sort: null, title: null },
+    },
+  };
+}
 
 /**
  * Every chart the results allow.
@@ -23,43 +38,23 @@ const schema = "https://vega.github.io/schema/vega-lite/v5.json";
 export function chartsFor(results: BenchResults): Chart[] {
   const { sections } = results;
   const charts: Chart[] = [];
-  if (sections.throughput.status === "ok") {
-    const values = sections.throughput.data.rows.map((row) => ({ ...row, concurrency: `c=${row.concurrency}` }));
-    const bars = (field: "rps" | "p99", title: string) => ({
-      mark: "bar" as const,
-      width: 260,
-      height: 200,
-      encoding: {
-        x: { field: "concurrency", type: "nominal" as const, title: null, sort: null },
-        xOffset: { field: "contender", type: "nominal" as const, sort: null },
-        y: { field, type: "quantitative" as const, title },
-        color: { field: "contender", type: "nominal" as const, sort: null, title: "Worker" },
-        tooltip: [{ field }],
-      },
-    });
-    charts.push({
-      file: "throughput.svg",
-      title: "Requests per second and p99 latency per Worker",
-      spec: { $schema: schema, data: { values }, hconcat: [bars("rps", "requests / s"), bars("p99", "p99 latency (ms)")] },
-    });
-  }
   if (sections.roundTrips.status === "ok") {
     const values = sections.roundTrips.data.rows.filter((row) => row.algorithm === "fixed-window");
     charts.push({
       file: "round-trips.svg",
       title: "Bytes on the wire to the REST endpoint per decision (fixed window)",
+      spec: { $schema: schema, data: { values }, ...groupedBars("scenario", "contender", "wireBytes", "bytes per decision, both directions") },
+    });
+  }
+  if (sections.throughput.status === "ok") {
+    const values = sections.throughput.data.rows.map((row) => ({ ...row, concurrency: `c=${row.concurrency}` }));
+    charts.push({
+      file: "throughput.svg",
+      title: "Requests per second and p99 latency per Worker",
       spec: {
         $schema: schema,
         data: { values },
-        mark: "bar",
-        width: 300,
-        height: 200,
-        encoding: {
-          x: { field: "scenario", type: "nominal", title: null, sort: null },
-          xOffset: { field: "contender", type: "nominal" },
-          y: { field: "wireBytes", type: "quantitative", title: "bytes per decision (both directions)" },
-          color: { field: "contender", type: "nominal", title: "limiter" },
-        },
+        hconcat: [groupedBars("concurrency", "contender", "rps", "requests / s"), groupedBars("concurrency", "contender", "p99", "p99 latency (ms)")],
       },
     });
   }
@@ -71,97 +66,46 @@ export function chartsFor(results: BenchResults): Chart[] {
     charts.push({
       file: "shim-vs-redis.svg",
       title: "One fixed-window decision by EVALSHA: through the shim vs direct",
-      spec: {
-        $schema: schema,
-        data: { values },
-        mark: "bar",
-        width: 300,
-        height: 200,
-        encoding: {
-          x: { field: "concurrency", type: "nominal", title: null, sort: null },
-          xOffset: { field: "path", type: "nominal" },
-          y: { field: "rps", type: "quantitative", title: "decisions / s" },
-          color: { field: "path", type: "nominal", title: null },
-        },
-      },
+      spec: { $schema: schema, data: { values }, ...groupedBars("concurrency", "path", "rps", "decisions / s") },
     });
   }
   if (sections.accuracy.status === "ok") {
-    const { limit } = sections.accuracy.data;
+    const { limit, requests } = sections.accuracy.data;
     charts.push({
       file: "accuracy.svg",
-      title: `Admitted out of ${sections.accuracy.data.requests} (limit ${limit}), two Workers, one Redis`,
+      title: `Admitted out of ${requests} (limit ${limit}, dashed), two Workers, one Redis`,
       spec: {
         $schema: schema,
         data: { values: sections.accuracy.data.rows },
-        width: 320,
-        height: 200,
         layer: [
-          {
-            mark: "bar",
-            encoding: {
-              x: { field: "algorithm", type: "nominal", title: null },
-              xOffset: { field: "contender", type: "nominal" },
-              y: { field: "admitted", type: "quantitative", title: "admitted requests" },
-              color: { field: "contender", type: "nominal", title: "limiter" },
-            },
-          },
+          groupedBars("algorithm", "contender", "admitted", "admitted requests"),
           { mark: { type: "rule", strokeDash: [4, 3], color: "black" }, encoding: { y: { datum: limit } } },
         ],
       },
     });
   }
   if (sections.edgeBurst.status === "ok") {
-    const { limit, windowMs, ratePerSecond } = sections.edgeBurst.data;
-    charts.push({
-      file: "edge-burst.svg",
-      title: `Admitted per 100 ms: a client steady at ${ratePerSecond}/s against ${limit} per ${windowMs} ms`,
-      spec: {
-        $schema: schema,
-        data: { values: sections.edgeBurst.data.points },
-        mark: "bar",
-        width: 520,
-        height: 70,
-        encoding: {
-          x: { field: "t", type: "quantitative", title: "simulated time since the first request (ms)", bin: { step: 100 } },
-          y: { field: "admitted", type: "quantitative", title: "admitted" },
-          row: { field: "algorithm", type: "nominal", title: null, sort: null },
-          color: { field: "algorithm", type: "nominal", legend: null, sort: null },
-        },
-      },
-    });
+    charts.push(edgeBurstChart(sections.edgeBurst.data));
   }
   if (sections.memory.status === "ok") {
     const values = sections.memory.data.rows.map((row) => ({ ...row, limit: `limit ${row.limit}` }));
+    const bars = groupedBars("algorithm", "contender", "bytesAtLimit", "bytes (symmetric log scale)", { log: true });
     charts.push({
       file: "memory.svg",
-      title: "Redis memory per client with its whole quota spent (MEMORY USAGE, log scale)",
-      spec: {
-        $schema: schema,
-        data: { values },
-        mark: "bar",
-        width: 260,
-        height: 180,
-        encoding: {
-          column: { field: "limit", type: "nominal", title: null, sort: null },
-          x: { field: "algorithm", type: "nominal", title: null, sort: null },
-          xOffset: { field: "contender", type: "nominal" },
-          y: { field: "bytesAtLimit", type: "quantitative", title: "bytes", scale: { type: "log" } },
-          color: { field: "contender", type: "nominal", title: "limiter" },
-        },
-      },
+      title: "Redis memory per client with its whole quota spent (MEMORY USAGE)",
+      spec: { $schema: schema, data: { values }, ...bars, encoding: { ...bars.encoding, column: { field: "limit", type: "nominal", title: null, sort: null } } },
     });
   }
   if (sections.bundles.status === "ok") {
     charts.push({
       file: "bundles.svg",
-      title: "Worker bundle, minified and gzipped (wrangler deploy --dry-run)",
+      title: "Worker bundle, minified and gzipped",
       spec: {
         $schema: schema,
         data: { values: sections.bundles.data.rows },
         mark: "bar",
         width: 300,
-        height: 160,
+        height: 140,
         encoding: {
           y: { field: "worker", type: "nominal", title: null, sort: null },
           x: { field: "gzipKiB", type: "quantitative", title: "KiB gzipped" },
@@ -171,4 +115,44 @@ export function chartsFor(results: BenchResults): Chart[] {
     });
   }
   return charts;
+}
+
+/** Admitted per 100 ms, one row per algorithm, with the fixed windows' edges dashed. */
+function edgeBurstChart(data: Extract<BenchResults["sections"]["edgeBurst"], { status: "ok" }>["data"]): Chart {
+  const { limit, windowMs, ratePerSecond, durationMs, offsetMs, points } = data;
+  const edges: Array<{ algorithm: string; edge: number }> = [];
+  for (const algorithm of new Set(points.map((p) => p.algorithm))) {
+    for (let edge = windowMs - offsetMs; edge < durationMs; edge += windowMs) edges.push({ algorithm, edge });
+  }
+  return {
+    file: "edge-burst.svg",
+    title: `Admitted per 100 ms: one client steady at ${ratePerSecond}/s against ${limit} per ${windowMs} ms (dashed: window edges)`,
+    spec: {
+      $schema: schema,
+      data: { values: [...points, ...edges] },
+      facet: { row: { field: "algorithm", type: "nominal", title: null, sort: null } },
+      spec: {
+        width: 560,
+        height: 70,
+        layer: [
+          {
+            transform: [{ filter: "isValid(datum.admitted)" }, { calculate: "datum.t + 100", as: "t2" }],
+            mark: { type: "bar", stroke: "white", strokeWidth: 0.5 },
+            encoding: {
+              x: { field: "t", type: "quantitative", title: "simulated time since the first request (ms)", scale: { domain: [0, durationMs] } },
+              x2: { field: "t2" },
+              y: { field: "admitted", type: "quantitative", title: "admitted" },
+              y2: { datum: 0 },
+              color: { field: "algorithm", type: "nominal", legend: null, sort: null },
+            },
+          },
+          {
+            transform: [{ filter: "isValid(datum.edge)" }],
+            mark: { type: "rule", strokeDash: [4, 3], color: "black" },
+            encoding: { x: { field: "edge", type: "quantitative" } },
+          },
+        ],
+      },
+    },
+  };
 }

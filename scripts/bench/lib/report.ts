@@ -56,6 +56,12 @@ export function renderReport(results: BenchResults, charts: Chart[]): string {
 
 type Image = (file: string) => string;
 
+function bundlerText(results: BenchResults): string {
+  return results.meta.profile.bundler === "wrangler"
+    ? "`wrangler deploy --dry-run --minify --outdir` (sizes as wrangler prints them)"
+    : "esbuild with the settings `wrangler deploy --minify` uses (sizes from zlib; the full run uses wrangler itself)";
+}
+
 function heading(results: BenchResults, name: SectionName, title: string, method: string): string[] {
   const outcome = results.sections[name];
   const lines = [`## ${title}`, "", method, ""];
@@ -88,10 +94,10 @@ function roundTrips(results: BenchResults, image: Image): string[] {
 
 function throughput(results: BenchResults, image: Image): string[] {
   const out = heading(results, "throughput", "2. What the Worker adds, against the physical floor",
-    "Four Workers on one stack, each bundled by `wrangler deploy --dry-run --minify` and served by its own Miniflare instance: " +
+    `Four Workers on one stack, each bundled by ${bundlerText(results)} and served by its own Miniflare instance: ` +
       "(a) **pass-through** (Hono + `hono/proxy`), (b) **floor**: the same plus one `PING` to the REST endpoint per request, the least any Redis-backed limiter can cost, " +
       "(c) **ratewall**, (d) **peer**: a small Hono Worker with `@upstash/ratelimit`. `-1` is a route with one rule, `-2` with two (fixed window, limits never reached). " +
-      "Load from autocannon (in its own worker thread) at each concurrency, rounds interleaved; values are medians over rounds, and ratios are medians of per-round ratios. " +
+      "Load from autocannon (in its own worker thread) at each concurrency, after an unrecorded warm-up, rounds interleaved; values are medians over rounds, and ratios are medians of per-round ratios. " +
       "autocannon's percentiles are whole milliseconds; *mean* is connections / throughput.");
   const section = results.sections.throughput;
   if (section.status === "ok") {
@@ -190,7 +196,7 @@ function memory(results: BenchResults, image: Image): string[] {
 function bundles(results: BenchResults, image: Image): string[] {
   const section = results.sections.bundles;
   const out = heading(results, "bundles", "7. Bundle size",
-    "Each Worker as `wrangler deploy --dry-run --minify --outdir` builds it, sizes as wrangler reports them: what a cold start has to load.");
+    `Each Worker as ${bundlerText(results)} builds it, minified and gzipped: what a cold start has to load.`);
   if (section.status === "ok") {
     if (section.data.ratewallNote) out.push(`Note: ${section.data.ratewallNote}; the ratewall row is the skeleton's forwarder.`, "");
     out.push(table(["Worker", "minified KiB", "gzipped KiB"], section.data.rows.map((r) => [r.worker, num(r.uploadKiB), num(r.gzipKiB)])), "", image("bundles.svg"));

@@ -19,6 +19,6 @@ export async function writeOutputs(results: BenchResults, outDir: string): Promi
   await mkdir(outDir, { recursive: true });
   await writeFile(join(outDir, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
   const charts = chartsFor(results);
-  for (const chart of charts) await writeFile(join(outDir, chart.file), await renderSvg(chart.spec));
+  for (const chart of charts) await writeFile(join(outDir, chart.file), await renderSvg({ ...chart.spec, title: chart.title }));
   await writeFile(join(outDir, "README.md"), renderReport(results, charts));
 }

@@ -15,6 +15,8 @@ export interface BundleRow {
 
 /** Section 7's data. */
 export interface BundleData {
+  /** `wrangler`: sizes as `wrangler deploy --dry-run` prints them; `esbuild`: the same build, sized with zlib. */
+  bundler: "wrangler" | "esbuild";
   /** Set while src/index.ts is not yet the limiter: its size is then not ratewall's. */
   ratewallNote?: string;
   rows: BundleRow[];
@@ -32,5 +34,6 @@ export function measureBundleSizes(ctx: BenchContext): Outcome<BundleData> {
     uploadKiB: ctx.bundles[worker].uploadKiB,
     gzipKiB: ctx.bundles[worker].gzipKiB,
   }));
-  return measured(ctx.ratewallMissing ? { ratewallNote: ctx.ratewallMissing, rows } : { rows });
+  const bundler = ctx.bundles.ratewall.bundler;
+  return measured(ctx.ratewallMissing ? { bundler, ratewallNote: ctx.ratewallMissing, rows } : { bundler, rows });
 }

@@ -78,6 +78,12 @@ export async function measureThroughput(ctx: BenchContext): Promise<Outcome<Thro
   try {
     for (const kind of kinds) workers.set(kind, await serveKind(kind, ctx.bundles, ctx.upstream, `${ctx.keyPrefix}tp`));
     for (const connections of concurrency) {
+      // Unrecorded warm-up: JIT, connection pools and script caches, at this concurrency.
+      for (const contender of contenders) {
+        ctx.progress.step(`throughput c=${connections} warm-up: ${contender}`);
+        const [kind, path] = routes[contender];
+        await ctx.load.run({ url: `${workers.get(kind)!.url}${path}`, connections, amount: connections * 10, headers: { "cf-connecting-ip": "10.255.0.1" } });
+      }
       const byContender = await interleave(contenders, rounds, async (contender, round) => {
         ctx.progress.step(`throughput c=${connections} round ${round + 1}/${rounds}: ${contender}`);
         const [kind, path] = routes[contender];
