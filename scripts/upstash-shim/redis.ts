@@ -55,7 +55,7 @@ export function connectRedis(redisUrl: string): RedisLink {
     // Integers as digits: exact beyond 2^53, and distinguishable from bulk strings (Buffers).
     stringNumbers: true,
     connectionName: "ratewall-upstash-shim",
-    retryStrategy: (attempt: number) => Math.min(attempt * 50, 1000),
+    retryStrategy: (attempt: number) => Math.min(attempt * 50, 500), // A local Redis: retry often, recover fast.
   };
   const redis = new Redis(redisUrl, options);
   // The last connection error says why better than ioredis's "Stream isn't writeable…".

@@ -42,6 +42,8 @@ export interface ShimListenerOptions {
 }
 
 const ALLOWED_METHODS = new Set(["HEAD", "GET", "POST", "PUT"]);
+/** How much of a refused body is read and dropped before the connection is closed instead. */
+const LINGER_BYTES = 64 * 1024 * 1024;
 
 /** Creates a fresh stats object. */
 export function createStats(): ShimStats {
@@ -87,17 +89,20 @@ export function createShimListener(options: ShimListenerOptions): RequestListene
       });
       return void res.end();
     }
-    // A rejected request's unread body would stall a kept-alive connection: close it instead.
-    const closeUnread = hasBody(req) ? { connection: "close" } : undefined;
+    const refuse = (status: number, body: string, extra: Record<string, string> = {}) => {
+      if (Number(req.headers["content-length"] ?? 0) > LINGER_BYTES) return send(res, status, body, { ...extra, connection: "close" });
+      discardRest(req);
+      return send(res, status, body, extra);
+    };
     if (!ALLOWED_METHODS.has(method)) {
-      return send(res, 405, errorJson(`ERR method ${method} is not allowed`), { allow: "HEAD, GET, POST, PUT", ...closeUnread });
+      return refuse(405, errorJson(`ERR method ${method} is not allowed`), { allow: "HEAD, GET, POST, PUT" });
     }
     // Prefixing keeps a path such as "//x" a path (new URL would read "x" as a host).
     const target = `http://shim${req.url ?? "/"}`;
-    if (!URL.canParse(target)) return send(res, 400, errorJson("ERR malformed request URL"), closeUnread);
+    if (!URL.canParse(target)) return refuse(400, errorJson("ERR malformed request URL"));
     const url = new URL(target);
     // §2: the token is checked before the body is read.
-    if (!authorized(req, url, tokenDigest)) return send(res, 401, errorJson("Unauthorized"), closeUnread);
+    if (!authorized(req, url, tokenDigest)) return refuse(401, errorJson("Unauthorized"));
 
     try {
       const format = req.headers["upstash-response-format"];
@@ -124,7 +129,7 @@ export function createShimListener(options: ShimListenerOptions): RequestListene
       const [outcome] = await options.executor.pipeline([command]);
       return send(res, outcome instanceof Error ? 400 : 200, entryJson(outcome!, base64));
     } catch (error) {
-      if (error instanceof RequestError) return send(res, error.status, errorJson(error.message), error.status === 413 ? { connection: "close" } : {});
+      if (error instanceof RequestError) return refuse(error.status, errorJson(error.message));
       if (error instanceof RedisUnavailableError) return send(res, 503, errorJson(error.message));
       console.error("upstash-shim: unexpected error", error);
       return send(res, 500, errorJson("ERR internal shim error"));
@@ -174,31 +179,40 @@ function digest(text: string): Buffer {
   return createHash("sha256").update(text).digest();
 }
 
-function hasBody(req: IncomingMessage): boolean {
-  return Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
+/**
+ * Reads and drops the rest of a refused request's body. A client still writing then reads the
+ * answer: closing the socket on unread data would reset the connection first, the client would
+ * see EPIPE instead of the 413, and @upstash/redis retries a failed fetch (§11.5). Past
+ * {@link LINGER_BYTES} the connection is dropped anyway.
+ */
+function discardRest(req: IncomingMessage): void {
+  if (req.complete) return;
+  let dropped = 0;
+  req.removeAllListeners("data");
+  req.on("data", (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > LINGER_BYTES) req.socket.destroy();
+  });
+  req.resume();
 }
 
 /**
- * Reads the body; past `max` bytes it keeps nothing (§3: 413). The rest of an oversized body is
- * read and dropped before the 413 is sent: a server that answers and closes while the client is
- * still writing makes the client fail with EPIPE instead of reading the 413 (and @upstash/redis
- * retries a failed fetch, §11.5). Past 8 × `max` it stops reading and answers at once.
+ * Reads the body, and gives up as soon as it exceeds `max` bytes (§3: 413). The caller answers at
+ * once and drops the rest ({@link discardRest}), so that nothing of an oversized body is kept.
  */
 function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   const tooLarge = () => new RequestError(413, `ERR max request size exceeded (${max} bytes)`);
-  if (Number(req.headers["content-length"] ?? 0) > 8 * max) return Promise.reject(tooLarge());
+  if (Number(req.headers["content-length"] ?? 0) > max) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size <= max) return void chunks.push(chunk);
-      chunks.length = 0;
-      if (size <= 8 * max) return;
       req.off("data", onData).off("end", onEnd).pause();
       reject(tooLarge());
     };
-    const onEnd = () => (size > max ? reject(tooLarge()) : resolve(Buffer.concat(chunks)));
+    const onEnd = () => resolve(Buffer.concat(chunks));
     req.on("data", onData).once("end", onEnd).once("error", reject);
   });
 }
