@@ -23,7 +23,7 @@ export const profiles: Record<Profile["name"], Profile> = {
     name: "full",
     bundler: "wrangler",
     roundTrips: { decisions: 20 },
-    throughput: { concurrency: [1, 10, 50], rounds: 3, seconds: 1.5 },
+    throughput: { concurrency: [1, 10, 50], rounds: 5, seconds: 1 },
     shimVsRedis: { concurrency: [1, 10, 50], rounds: 3, seconds: 1 },
     accuracy: { requests: 2000, concurrency: 200, limit: 100 },
     edgeBurst: { limit: 10, windowMs: 1000, ratePerSecond: 40, durationMs: 3500 },
