@@ -70,6 +70,7 @@ export function createShimListener(options: ShimListenerOptions): RequestListene
   let syncCounter = 0;
 
   const send = (res: ServerResponse, status: number, body: string, extra: Record<string, string> = {}) => {
+    if (res.headersSent) return void res.end(); // A stream already under way can only be ended.
     stats.bytesOut += Buffer.byteLength(body);
     res.writeHead(status, { "content-type": "application/json", ...extra });
     res.end(body);
