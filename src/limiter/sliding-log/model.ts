@@ -6,6 +6,7 @@ import type { RuleCheck, RuleParams } from "../algorithm";
 import { TTL_GRACE_MS } from "../assemble-script";
 import type { ModelStore } from "../memory/model-store";
 
+/** The model of `sliding-log`: the same reads, outcome and write as the Lua `check`, over {@link ModelStore}. */
 export function checkSlidingLog(store: ModelStore, keys: string[], now: number, cost: number, { limit, windowMs }: RuleParams): RuleCheck {
   const key = keys[0]!;
   const log = (store.get<number[]>(key, now) ?? []).filter((at) => at > now - windowMs);

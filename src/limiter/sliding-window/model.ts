@@ -5,6 +5,7 @@ import type { RuleCheck, RuleParams } from "../algorithm";
 import { TTL_GRACE_MS } from "../assemble-script";
 import type { ModelStore } from "../memory/model-store";
 
+/** The model of `sliding-window`: the same reads, outcome and write as the Lua `check`, over {@link ModelStore}. */
 export function checkSlidingWindow(store: ModelStore, keys: string[], now: number, cost: number, { limit, windowMs }: RuleParams): RuleCheck {
   const windowStart = Math.floor(now / windowMs) * windowMs;
   const overlap = windowMs - (now - windowStart);

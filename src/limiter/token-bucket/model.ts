@@ -6,6 +6,7 @@ import type { RuleCheck, RuleParams } from "../algorithm";
 import { TTL_GRACE_MS } from "../assemble-script";
 import type { ModelStore } from "../memory/model-store";
 
+/** The model of `token-bucket`: the same reads, outcome and write as the Lua `check`, over {@link ModelStore}. */
 export function checkTokenBucket(store: ModelStore, keys: string[], now: number, cost: number, { limit, windowMs, burst }: RuleParams): RuleCheck {
   const key = keys[0]!;
   const stored = store.get<[number, number]>(key, now);
