@@ -23,7 +23,7 @@ export interface Executor {
  * const [reply] = await run.pipeline([{ name: "GET", args: ["k"] }]);
  */
 export function createExecutor(redis: RedisLink): Executor {
-  const scripts = new ScriptRegistry();
+  const scripts = new ScriptRegistry(() => (redis.majorVersion() ?? 7) >= 7);
   const finish = (plan: ScriptPlan, outcome: Outcome): Outcome =>
     plan.after && !(outcome instanceof Error) ? plan.after(outcome) : outcome;
 

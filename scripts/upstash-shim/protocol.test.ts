@@ -101,6 +101,10 @@ describe("the allow-key-locking shebang (upstash-rest.md §9.4)", () => {
     expect(stripUpstashFlags("#!lua flags=no-writes,allow-key-locking\nreturn 1")).toBe("#!lua flags=no-writes\nreturn 1");
   });
 
+  it("drops the whole shebang line for Redis before 7, which knows no shebang", () => {
+    expect(stripUpstashFlags("#!lua flags=no-writes,allow-key-locking\nreturn 1", false)).toBe("\nreturn 1");
+  });
+
   it("leaves scripts without the flag alone", () => {
     expect(stripUpstashFlags("return 1")).toBeUndefined();
     expect(stripUpstashFlags("#!lua flags=no-writes\nreturn 1")).toBeUndefined();

@@ -32,6 +32,8 @@ export interface RedisLink {
   transaction(commands: Command[]): Promise<Outcome[]>;
   /** A fresh connection for one SSE subscriber (§11.7); the caller closes it. */
   subscriber(): Redis;
+  /** Redis's major version, once known (read at every connect). */
+  majorVersion(): number | undefined;
   /** Resolves once connected, or once the first attempt failed (the shim then answers 5xx). */
   ready: Promise<void>;
   close(): Promise<void>;
@@ -61,7 +63,11 @@ export function connectRedis(redisUrl: string): RedisLink {
   // The last connection error says why better than ioredis's "Stream isn't writeable…".
   let lastError: unknown;
   redis.on("error", (error) => (lastError = error)); // Reported per request as 5xx; reconnection is automatic.
-  redis.on("ready", () => (lastError = undefined));
+  let majorVersion: number | undefined;
+  redis.on("ready", () => {
+    lastError = undefined;
+    redis.info("server").then((info) => (majorVersion = Number(/redis_version:(\d+)/.exec(info)?.[1]) || undefined), () => {});
+  });
   const ready = redis.connect().catch(() => {});
 
   const send = (command: Command): Promise<Outcome> =>
@@ -84,6 +90,7 @@ export function connectRedis(redisUrl: string): RedisLink {
 
   return {
     ready,
+    majorVersion: () => majorVersion,
     run: sendAll,
     async transaction(commands) {
       const outcomes = await sendAll([{ name: "MULTI", args: [] }, ...commands, { name: "EXEC", args: [] }]);

@@ -25,14 +25,15 @@ export function sha1(text: Arg): string {
 
 /**
  * Returns the script without the Upstash-only flag, or `undefined` when there is nothing to change.
- * Other flags stay (Redis ≥ 7 knows them). When no flag is left, the shebang line is dropped but
- * its newline is kept, so that line numbers in Redis's error messages still match the original.
+ * Other flags stay, unless `shebangs` is false (Redis < 7 knows no shebang at all). When no flag is
+ * left, the shebang line is dropped but its newline is kept, so that line numbers in Redis's error
+ * messages still match the original.
  *
  * @example
  * stripUpstashFlags("#!lua flags=allow-key-locking,no-writes\nreturn 1"); // → "#!lua flags=no-writes\nreturn 1"
  * stripUpstashFlags("#!lua flags=allow-key-locking\nreturn 1");           // → "\nreturn 1"
  */
-export function stripUpstashFlags(script: string): string | undefined {
+export function stripUpstashFlags(script: string, shebangs = true): string | undefined {
   if (!script.startsWith("#!")) return undefined;
   const end = script.indexOf("\n");
   const line = end === -1 ? script : script.slice(0, end);
@@ -48,7 +49,7 @@ export function stripUpstashFlags(script: string): string | undefined {
     return others.length > 0 ? [`flags=${others.join(",")}`] : [];
   });
   if (!changed) return undefined;
-  return kept.length === 0 ? rest : `${[engine, ...kept].join(" ")}${rest}`;
+  return kept.length === 0 || !shebangs ? rest : `${[engine, ...kept].join(" ")}${rest}`;
 }
 
 /**
@@ -63,6 +64,9 @@ export function stripUpstashFlags(script: string): string | undefined {
  */
 export class ScriptRegistry {
   readonly #rewrittenSha = new Map<string, string>();
+
+  /** @param shebangs whether Redis understands shebang flags (7.0 and later); asked per rewrite. */
+  constructor(private readonly shebangs: () => boolean = () => true) {}
 
   /** Rewrites EVAL*, EVALSHA*, SCRIPT LOAD/EXISTS/FLUSH; any other command is returned unchanged. */
   plan(command: Command): ScriptPlan {
@@ -86,7 +90,7 @@ export class ScriptRegistry {
   }
 
   #rewrite(script: Arg): Arg {
-    const rewritten = stripUpstashFlags(String(script));
+    const rewritten = stripUpstashFlags(String(script), this.shebangs());
     if (rewritten === undefined) return script;
     const original = sha1(script);
     if (!this.#rewrittenSha.has(original) && this.#rewrittenSha.size >= MAX_SCRIPTS) {
