@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { testApp, uniqueIpv4 } from "../helpers";
+
+// One strict route (1 per minute on /login), a lenient default and an unlimited public area: a
+// spelling of /login that landed anywhere else would get a 200 after the login quota is spent.
+const vars = {
+  RATE_LIMIT: "1000/60s",
+  ROUTES: JSON.stringify([
+    { pattern: "example.com/login*", name: "login", rules: "1/60s" },
+    { pattern: "*/public/*", name: "public", unlimited: true },
+  ]),
+};
+
+const spellings = [
+  "https://example.com/LOGIN",
+  "https://example.com/Login/",
+  "https://example.com/%6Cogin",
+  "https://example.com/%4C%4F%47%49%4E",
+  "https://example.com//login",
+  "https://example.com/./login",
+  "https://example.com/x/../login",
+  "https://example.com/public/../login",
+  "https://example.com/public/%2e%2e/login",
+  "https://example.com/public%2F..%2Flogin",
+  "https://example.com/public%2f%2e%2e%2flogin",
+  "https://example.com/public/..%5Clogin",
+  "https://example.com/login%2F",
+  "https://example.com/login;jsessionid=1",
+  "https://example.com/login?next=/public/x",
+  "https://example.com/login#public",
+  "https://EXAMPLE.COM/login",
+  "https://example.com./login",
+  "https://example.com:8443/login",
+  "https://ExAmPlE.cOm.:443/login",
+  "http://example.com/login",
+  "https://example.com/%zz/../login",
+];
+
+describe("path and host tricks", () => {
+  it.each(spellings)("Should count %s on the login route, not on a less limited one", async (url) => {
+    const t = testApp(vars);
+    const ip = uniqueIpv4();
+    expect((await t.get("/login", ip)).status).toBe(200);
+    const trick = await t.request(url, { ip });
+    expect(trick.status).toBe(429);
+    expect(trick.headers.get("ratelimit-policy")).toBe('"default";q=1;w=60');
+  });
+
+  it("Should keep counting the public area, other hosts and look-alike paths on their own routes", async () => {
+    const t = testApp(vars);
+    const ip = uniqueIpv4();
+    expect((await t.get("/login", ip)).status).toBe(200);
+    for (const url of ["https://example.com/public/login", "https://example.com/logout", "https://www.example.com/login", "https://example.com.evil.test/login", "https://example.com/api/login"]) {
+      const res = await t.request(url, { ip });
+      expect({ url, status: res.status }).toEqual({ url, status: 200 });
+    }
+  });
+
+  it("Should never move a request onto another client's key, whatever the path or host says", async () => {
+    const t = testApp(vars);
+    const victim = uniqueIpv4();
+    const attacker = uniqueIpv4();
+    expect((await t.get("/login", victim)).status).toBe(200);
+    expect((await t.request(`https://example.com/login/${victim}`, { ip: attacker })).status).toBe(200);
+    expect((await t.request(`https://${victim}/login?ip=${victim}`, { ip: attacker, headers: { host: victim } })).status).toBe(200);
+  });
+});
