@@ -54,8 +54,9 @@ export interface Decision {
   retryAfter?: number;
   /**
    * When refused by the limiter: the first instant (ms since the epoch) at which the same request
-   * would pass every rule, if nothing else is charged meanwhile. `retryAfter` is this, rounded up
-   * to seconds from `now`. Absent when the decision came from a cache.
+   * would pass every rule, if nothing else is charged meanwhile (for a cost above a rule's limit,
+   * which never passes: when that rule is full again). `retryAfter` is this, rounded up to seconds
+   * from `now`. Absent when the decision came from a cache.
    */
   retryAt?: number;
   /** Set only when the decision did not come from a Redis round trip. */

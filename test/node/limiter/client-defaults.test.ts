@@ -66,3 +66,23 @@ describe("What the client's defaults cost per decision (design.md, request path 
     expect(ours.requestBytes).toBeLessThan(defaults.requestBytes);
   });
 });
+
+describe("Why the runner does not use @upstash/redis's HttpClient: its retries (upstash-rest.md §11.5)", () => {
+  /** Tries the client makes for one EVALSHA when every fetch is rejected (a reset connection). */
+  async function triesWith(retry: ConstructorParameters<typeof Redis>[0]["retry"]): Promise<number> {
+    let tries = 0;
+    globalThis.fetch = async () => {
+      tries++;
+      throw new TypeError("fetch failed: other side closed");
+    };
+    const redis = new Redis({ url: h.shim.url, token: TOKEN, retry, enableAutoPipelining: false });
+    await expect(redis.evalsha("0".repeat(40), [], [])).rejects.toThrow("other side closed");
+    return tries;
+  }
+
+  it("Should replay a rejected fetch 6 times by default, still twice with retry: false, and once only with retries: 0", async () => {
+    expect(await triesWith({ backoff: () => 0 })).toBe(6);
+    expect(await triesWith(false)).toBe(2);
+    expect(await triesWith({ retries: 0 })).toBe(1);
+  });
+});
