@@ -1,4 +1,4 @@
-import { Redis } from "@upstash/redis";
+import { Redis, type RedisConfigNodejs } from "@upstash/redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fixedWindow } from "../../../src/limiter/fixed-window/index.ts";
 import { createRedisRunner } from "../../../src/redis/client.ts";
@@ -69,7 +69,7 @@ describe("What the client's defaults cost per decision (design.md, request path 
 
 describe("Why the runner does not use @upstash/redis's HttpClient: its retries (upstash-rest.md §11.5)", () => {
   /** Tries the client makes for one EVALSHA when every fetch is rejected (a reset connection). */
-  async function triesWith(retry: ConstructorParameters<typeof Redis>[0]["retry"]): Promise<number> {
+  async function triesWith(retry: RedisConfigNodejs["retry"]): Promise<number> {
     let tries = 0;
     globalThis.fetch = async () => {
       tries++;
