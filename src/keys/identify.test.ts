@@ -45,6 +45,11 @@ describe("identify", () => {
     expect(await identify(headers, { ...byIp, trustedProxies: 3 })).toEqual({ client: UNKNOWN_CLIENT, warning: "missing-forwarded-for" });
   });
 
+  it("Should not count the entry Cloudflare appends (the connecting address) as one of your proxies", async () => {
+    const headers = new Headers({ "cf-connecting-ip": "198.51.100.1", "x-forwarded-for": "1.1.1.1, 203.0.113.9, 198.51.100.1" });
+    expect(await identify(headers, { ...byIp, trustedProxies: 1 })).toEqual({ client: "203.0.113.9" });
+  });
+
   it("Should put clients without a usable address in one bucket, with a warning, and never throw", async () => {
     expect(await identify(new Headers(), byIp)).toEqual({ client: UNKNOWN_CLIENT, warning: "missing-ip" });
     expect(await identify(new Headers({ "cf-connecting-ip": "not-an-ip" }), byIp)).toEqual({ client: UNKNOWN_CLIENT, warning: "invalid-ip" });

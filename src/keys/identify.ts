@@ -2,8 +2,8 @@
  * @module Who a request is counted against (design.md, "Identify the client").
  *
  * - `CF-Connecting-IP` is the only trusted source on Cloudflare. `X-Forwarded-For` is
- *   client-controlled and is read only when `TRUSTED_PROXIES` says how many proxies of yours
- *   append to it; the address is then the one the outermost trusted proxy saw.
+ *   client-controlled and is read only when `TRUSTED_PROXIES` says how many proxies of yours, in
+ *   front of Cloudflare, append to it; the address is then the one the outermost of them saw.
  * - IPv6 is grouped by `IPV6_SUBNET`; IPv4-mapped IPv6 is IPv4 (see ip.ts).
  * - Header keys (API keys) are capped at {@link MAX_KEY_LENGTH} and hashed with SHA-256, so a
  *   secret never enters Redis or a log, and a key's length never enters a key.
@@ -55,6 +55,9 @@ export async function identify(headers: Headers, options: IdentifyOptions): Prom
 function identifyIp(headers: Headers, { ipv6Subnet, trustedProxies }: IdentifyOptions): Identity {
   if (trustedProxies > 0) {
     const hops = (headers.get("x-forwarded-for") ?? "").split(",").map((hop) => hop.trim()).filter(Boolean);
+    // Cloudflare appends the address it saw (CF-Connecting-IP, i.e. your outermost proxy): that
+    // entry is Cloudflare's hop, not one of yours, so it is not counted.
+    if (hops.length > 0 && hops[hops.length - 1] === headers.get("cf-connecting-ip")?.trim()) hops.pop();
     const seen = hops[hops.length - trustedProxies];
     if (seen === undefined) return { client: UNKNOWN_CLIENT, warning: "missing-forwarded-for" };
     const client = clientIp(seen, ipv6Subnet);
