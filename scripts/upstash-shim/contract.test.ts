@@ -137,6 +137,17 @@ describe("@upstash/redis through the shim: pipelines, transactions, errors", () 
     expect(await tx.exec()).toEqual([1, 2]);
   });
 
+  it("gives the client a new read-your-writes token after every request", async () => {
+    const client = new Redis({ url: shim.url, token: TOKEN, enableTelemetry: false, enableAutoPipelining: false });
+    const seen = new Set<string | undefined>();
+    for (let i = 0; i < 3; i++) {
+      await client.set(key("ryw"), i);
+      seen.add(client.readYourWritesSyncToken);
+    }
+    expect(seen.size).toBe(3);
+    expect([...seen].every((token) => typeof token === "string" && token.length > 0)).toBe(true);
+  });
+
   it("throws when the token is wrong", async () => {
     const intruder = new Redis({ url: shim.url, token: "wrong", enableTelemetry: false });
     await expect(intruder.get("x")).rejects.toThrow("Unauthorized");
