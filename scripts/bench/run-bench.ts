@@ -8,7 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BenchContext, type Outcome, skipped } from "./lib/context.ts";
-import { buildBundles, probeRatewall, serveKind, type Upstream } from "./lib/fleet.ts";
+import { buildBundles, probeRatewall, type Upstream } from "./lib/fleet.ts";
 import { createLoadPool } from "./lib/load.ts";
 import { collectVersions, describeMachine } from "./lib/machine.ts";
 import type { Profile } from "./lib/profile.ts";
@@ -16,6 +16,7 @@ import { createProgress } from "./lib/progress.ts";
 import { loadProjectModules } from "./lib/project-modules.ts";
 import type { BenchResults } from "./lib/results.ts";
 import { startStack } from "./lib/stack.ts";
+import { createWorkerPool, type WorkerPool } from "./lib/worker-pool.ts";
 import { writeOutputs } from "./lib/write-outputs.ts";
 import { measureAccuracy } from "./sections/accuracy.ts";
 import { measureBundleSizes } from "./sections/bundle-size.ts";
@@ -54,6 +55,7 @@ export async function runBench(options: RunOptions): Promise<BenchResults> {
     progress.step("starting redis-server, the shim and the origin");
     const stack = await startStack(modules);
     const load = createLoadPool();
+    let workers: WorkerPool | undefined;
     try {
       const keyPrefix = `b${randomBytes(3).toString("hex")}`;
       const upstream: Upstream = {
@@ -62,8 +64,9 @@ export async function runBench(options: RunOptions): Promise<BenchResults> {
         token: stack.rest.token,
         accuracyLimit: options.profile.accuracy.limit,
       };
-      const ratewallMissing = await checkRatewall(bundles, upstream, keyPrefix, stack.rest.kind);
-      const ctx: BenchContext = { profile: options.profile, stack, modules, bundles, upstream, ratewallMissing, keyPrefix, progress, load };
+      workers = createWorkerPool(bundles, upstream, keyPrefix);
+      const ratewallMissing = await checkRatewall(workers, stack.rest.kind);
+      const ctx: BenchContext = { profile: options.profile, stack, modules, bundles, upstream, ratewallMissing, keyPrefix, progress, load, workers };
       const guard = async <T>(run: () => Promise<Outcome<T>> | Outcome<T>): Promise<Outcome<T>> => {
         try {
           return await run();
@@ -100,6 +103,7 @@ export async function runBench(options: RunOptions): Promise<BenchResults> {
       progress.done(`done in ${results.meta.durationSeconds} s: ${options.outDir}`);
       return results;
     } finally {
+      await workers?.close();
       await load.close();
       await stack.close();
     }
@@ -108,14 +112,11 @@ export async function runBench(options: RunOptions): Promise<BenchResults> {
   }
 }
 
-async function checkRatewall(bundles: BenchContext["bundles"], upstream: Upstream, keyPrefix: string, rest: string): Promise<string | undefined> {
+async function checkRatewall(workers: WorkerPool, rest: string): Promise<string | undefined> {
   if (rest !== "shim") return "the shim has not landed, so ratewall's Worker has no Redis to talk to";
-  const worker = await serveKind("ratewall", bundles, upstream, `${keyPrefix}probe`);
   try {
-    return await probeRatewall(worker);
+    return await probeRatewall(await workers.get("ratewall"));
   } catch (error) {
     return `src/index.ts failed the probe: ${(error as Error).message}`;
-  } finally {
-    await worker.dispose();
   }
 }

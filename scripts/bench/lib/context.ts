@@ -8,6 +8,7 @@ import type { Profile } from "./profile.ts";
 import type { Progress } from "./progress.ts";
 import type { ProjectModules } from "./project-modules.ts";
 import type { Stack } from "./stack.ts";
+import type { WorkerPool } from "./worker-pool.ts";
 
 /** The running stack and everything built for this run. */
 export interface BenchContext {
@@ -24,6 +25,8 @@ export interface BenchContext {
   progress: Progress;
   /** autocannon in worker threads. */
   load: LoadPool;
+  /** The Workers, started on first use and shared between sections. */
+  workers: WorkerPool;
 }
 
 /** A section's result. */

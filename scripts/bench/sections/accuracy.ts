@@ -7,8 +7,6 @@
 import type { AlgorithmName } from "../../../src/limiter/types.ts";
 import { clientIps } from "../lib/client-ips.ts";
 import { type BenchContext, measured, type Outcome, skipped } from "../lib/context.ts";
-import { serveKind } from "../lib/fleet.ts";
-import type { ServedWorker } from "../lib/miniflare.ts";
 import { algorithms, peerAlgorithms } from "../lib/scenarios.ts";
 
 /** One limiter with one algorithm. */
@@ -47,22 +45,15 @@ export async function measureAccuracy(ctx: BenchContext): Promise<Outcome<Accura
   const nextClient = clientIps();
   const rows: AccuracyRow[] = [];
   for (const contender of contenders) {
-    const pair: ServedWorker[] = [];
-    try {
-      for (let i = 0; i < 2; i++) pair.push(await serveKind(contender, ctx.bundles, ctx.upstream, `${ctx.keyPrefix}acc`));
-      for (const algorithm of contender === "peer" ? peerAlgorithms : algorithms) {
-        ctx.progress.step(`accuracy: ${contender} ${algorithm}, ${requests} requests at c=${concurrency} over 2 Workers`);
-        const headers = { "cf-connecting-ip": nextClient() };
-        const halves = await Promise.all(
-          pair.map((worker) =>
-            ctx.load.run({ url: `${worker.url}/acc/${algorithm}`, connections: concurrency / 2, amount: requests / 2, headers }),
-          ),
-        );
-        const count = (status: string) => halves.reduce((sum, half) => sum + (half.statuses[status] ?? 0), 0);
-        rows.push({ contender, algorithm, admitted: count("200"), refused: count("429"), other: requests - count("200") - count("429") });
-      }
-    } finally {
-      for (const worker of pair) await worker.dispose();
+    const pair = [await ctx.workers.get(contender), await ctx.workers.get(contender, { instance: 1 })];
+    for (const algorithm of contender === "peer" ? peerAlgorithms : algorithms) {
+      ctx.progress.step(`accuracy: ${contender} ${algorithm}, ${requests} requests at c=${concurrency} over 2 Workers`);
+      const headers = { "cf-connecting-ip": nextClient() };
+      const halves = await Promise.all(
+        pair.map((worker) => ctx.load.run({ url: `${worker.url}/acc/${algorithm}`, connections: concurrency / 2, amount: requests / 2, headers })),
+      );
+      const count = (status: string) => halves.reduce((sum, half) => sum + (half.statuses[status] ?? 0), 0);
+      rows.push({ contender, algorithm, admitted: count("200"), refused: count("429"), other: requests - count("200") - count("429") });
     }
   }
   return measured({ requests, concurrency, limit, workers: 2, rows });

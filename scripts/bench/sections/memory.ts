@@ -62,7 +62,7 @@ export async function measureMemory(ctx: BenchContext): Promise<Outcome<MemoryDa
           const start = Date.now();
           let sent = 0;
           await measure("ratewall", algorithm, limit, `${ctx.keyPrefix}mem*${client}*`, (n) =>
-            inParallel(n, 16, () => limiter.limit({ client, scope: "", now: start + sent++ }).then(() => undefined)),
+            inParallel(n, 32, () => limiter.limit({ client, scope: "", now: start + sent++ }).then(() => undefined)),
           );
         }
       }
@@ -70,7 +70,7 @@ export async function measureMemory(ctx: BenchContext): Promise<Outcome<MemoryDa
       for (const algorithm of peerAlgorithms) {
         const prefix = `${ctx.keyPrefix}peermem-${algorithm}-${limit}`;
         const limiter = new Ratelimit({ redis: upstash, limiter: peerLimiter(algorithm, limit), prefix });
-        await measure("peer", algorithm, limit, `${prefix}:*`, (n) => inParallel(n, 16, () => limiter.limit("client").then(() => undefined)));
+        await measure("peer", algorithm, limit, `${prefix}:*`, (n) => inParallel(n, 32, () => limiter.limit("client").then(() => undefined)));
       }
     }
   } finally {

@@ -9,7 +9,6 @@ import type { AlgorithmName } from "../../../src/limiter/types.ts";
 import { type BenchContext, measured, type Outcome, skipped } from "../lib/context.ts";
 import { clientIps } from "../lib/client-ips.ts";
 import { startCountingRelay } from "../lib/counting-relay.ts";
-import { serveKind } from "../lib/fleet.ts";
 import type { ServedWorker } from "../lib/miniflare.ts";
 import { algorithms, peerAlgorithms } from "../lib/scenarios.ts";
 
@@ -48,57 +47,45 @@ export async function measureRoundTrips(ctx: BenchContext): Promise<Outcome<Roun
   const stats = ctx.stack.rest.stats;
   if (ctx.stack.rest.kind !== "shim" || !stats) return skipped("needs the Upstash REST shim with its stats");
   const relay = await startCountingRelay(ctx.stack.rest.url);
-  const upstream = { ...ctx.upstream, restUrl: relay.url };
+  const via = { name: "relay", upstream: { ...ctx.upstream, restUrl: relay.url } };
   const contenders = ctx.ratewallMissing ? (["peer"] as const) : (["ratewall", "peer"] as const);
   const rows: RoundTripRow[] = [];
   const nextClient = clientIps();
+  const n = ctx.profile.roundTrips.decisions;
   try {
     for (const contender of contenders) {
-      const worker = await serveKind(contender, ctx.bundles, upstream, `${ctx.keyPrefix}rt`);
-      try {
-        for (const algorithm of contender === "peer" ? peerAlgorithms : algorithms) {
-          for (const scenario of ["allowed", "refused-again", "two-rules"] as const) {
-            ctx.progress.step(`round trips: ${contender} ${algorithm} ${scenario}`);
-            const measure = async (send: () => Promise<number>) => {
-              stats.reset();
-              relay.reset();
-              const statuses: Record<string, number> = {};
-              for (let i = 0; i < ctx.profile.roundTrips.decisions; i++) {
-                const status = await send();
-                statuses[status] = (statuses[status] ?? 0) + 1;
-              }
-              const n = ctx.profile.roundTrips.decisions;
-              rows.push({
-                contender,
-                algorithm,
-                scenario,
-                requests: stats.requests / n,
-                bodyBytes: (stats.bytesIn + stats.bytesOut) / n,
-                wireBytes: (relay.bytes.up + relay.bytes.down) / n,
-                statuses,
-              });
-            };
-            const path = `/rt/${algorithm}/${scenario === "allowed" ? "one" : scenario === "two-rules" ? "two" : "refuse"}`;
-            // The first call of a script may cost a NOSCRIPT and an EVAL; measure the steady state.
-            await hit(worker, path, nextClient());
-            if (scenario === "refused-again") {
-              const refused = nextClient();
-              await hit(worker, path, refused);
-              await hit(worker, path, refused);
-              await measure(() => hit(worker, path, refused));
-            } else {
-              await measure(() => hit(worker, path, nextClient()));
-            }
+      const worker = await ctx.workers.get(contender, { via });
+      for (const algorithm of contender === "peer" ? peerAlgorithms : algorithms) {
+        for (const scenario of ["allowed", "refused-again", "two-rules"] as const) {
+          ctx.progress.step(`round trips: ${contender} ${algorithm} ${scenario}`);
+          const path = `/rt/${algorithm}/${scenario === "allowed" ? "one" : scenario === "two-rules" ? "two" : "refuse"}`;
+          // The first call of a script may cost a NOSCRIPT and an EVAL; measure the steady state.
+          await hit(worker, path, nextClient());
+          const refused = nextClient();
+          if (scenario === "refused-again") for (let i = 0; i < 2; i++) await hit(worker, path, refused);
+          stats.reset();
+          relay.reset();
+          const statuses: Record<string, number> = {};
+          for (let i = 0; i < n; i++) {
+            const status = await hit(worker, path, scenario === "refused-again" ? refused : nextClient());
+            statuses[status] = (statuses[status] ?? 0) + 1;
           }
+          rows.push({
+            contender,
+            algorithm,
+            scenario,
+            requests: stats.requests / n,
+            bodyBytes: (stats.bytesIn + stats.bytesOut) / n,
+            wireBytes: (relay.bytes.up + relay.bytes.down) / n,
+            statuses,
+          });
         }
-      } finally {
-        await worker.dispose();
       }
     }
   } finally {
     await relay.close();
   }
-  return measured({ decisions: ctx.profile.roundTrips.decisions, rows });
+  return measured({ decisions: n, rows });
 }
 
 async function hit(worker: ServedWorker, path: string, client: string): Promise<number> {

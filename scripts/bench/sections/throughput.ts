@@ -4,7 +4,7 @@
  * and with two rules per route. Ratios are taken round by round (stats.ts), then the median.
  */
 import { type BenchContext, measured, type Outcome, skipped } from "../lib/context.ts";
-import { serveKind, type WorkerKind } from "../lib/fleet.ts";
+import type { WorkerKind } from "../lib/fleet.ts";
 import { interleave } from "../lib/interleave.ts";
 import type { LoadResult } from "../lib/load.ts";
 import type { ServedWorker } from "../lib/miniflare.ts";
@@ -71,49 +71,45 @@ export async function measureThroughput(ctx: BenchContext): Promise<Outcome<Thro
   if (withPeer) contenders.push("peer-1", "peer-2");
   if (contenders.length < 3) return skipped("needs ratewall's Worker or the shim (for the peer)");
   const kinds = [...new Set(contenders.map((c) => routes[c][0]))];
-  const workers = new Map<WorkerKind, ServedWorker>();
   const { concurrency, rounds, seconds } = ctx.profile.throughput;
   const rows: ThroughputRow[] = [];
   const ratios: ThroughputRatio[] = [];
-  try {
-    for (const kind of kinds) workers.set(kind, await serveKind(kind, ctx.bundles, ctx.upstream, `${ctx.keyPrefix}tp`));
-    for (const connections of concurrency) {
-      // Unrecorded warm-up: JIT, connection pools and script caches, at this concurrency.
-      for (const contender of contenders) {
-        ctx.progress.step(`throughput c=${connections} warm-up: ${contender}`);
-        const [kind, path] = routes[contender];
-        await ctx.load.run({ url: `${workers.get(kind)!.url}${path}`, connections, amount: connections * 10, headers: { "cf-connecting-ip": "10.255.0.1" } });
-      }
-      const byContender = await interleave(contenders, rounds, async (contender, round) => {
-        ctx.progress.step(`throughput c=${connections} round ${round + 1}/${rounds}: ${contender}`);
-        const [kind, path] = routes[contender];
-        // One client per contender and round; limits are unreachable, so nothing is refused.
-        const headers = { "cf-connecting-ip": `10.${kinds.indexOf(kind)}.${connections}.${round + 1}` };
-        return ctx.load.run({ url: `${workers.get(kind)!.url}${path}`, connections, seconds, headers });
-      });
-      for (const contender of contenders) rows.push(summarize(contender, connections, byContender[contender]));
-      for (const rules of [1, 2] as const) {
-        const ours = byContender[`ratewall-${rules}`];
-        if (!ours) continue;
-        const others = { floor: byContender.floor, "pass-through": byContender["pass-through"], peer: byContender[`peer-${rules}`] };
-        for (const [versus, theirs] of Object.entries(others) as Array<[ThroughputRatio["versus"], LoadResult[] | undefined]>) {
-          if (!theirs) continue;
-          ratios.push({
-            concurrency: connections,
-            rules,
-            versus,
-            rps: pairedRatio(ours.map((r) => r.rps), theirs.map((r) => r.rps)),
-            p50: pairedRatio(ours.map((r) => r.p50), theirs.map((r) => r.p50)),
-            p99: pairedRatio(ours.map((r) => r.p99), theirs.map((r) => r.p99)),
-            meanMs: pairedRatio(theirs.map((r) => r.rps), ours.map((r) => r.rps)),
-          });
-        }
-      }
+  const workers = new Map<WorkerKind, ServedWorker>();
+  for (const kind of kinds) workers.set(kind, await ctx.workers.get(kind));
+  const url = (contender: Contender) => `${workers.get(routes[contender][0])!.url}${routes[contender][1]}`;
+  for (const connections of concurrency) {
+    // Unrecorded warm-up: JIT, connection pools and script caches, at this concurrency.
+    for (const contender of contenders) {
+      ctx.progress.step(`throughput c=${connections} warm-up: ${contender}`);
+      await ctx.load.run({ url: url(contender), connections, amount: connections * 10, headers: { "cf-connecting-ip": "10.255.0.1" } });
     }
-  } finally {
-    for (const worker of workers.values()) await worker.dispose();
+    const byContender = await interleave(contenders, rounds, (contender, round) => {
+      ctx.progress.step(`throughput c=${connections} round ${round + 1}/${rounds}: ${contender}`);
+      // One client per contender and round; limits are unreachable, so nothing is refused.
+      const headers = { "cf-connecting-ip": `10.${contenders.indexOf(contender)}.${connections}.${round + 1}` };
+      return ctx.load.run({ url: url(contender), connections, seconds, headers });
+    });
+    for (const contender of contenders) rows.push(summarize(contender, connections, byContender[contender]));
+    ratios.push(...ratiosAt(connections, byContender));
   }
   return measured({ secondsPerRound: seconds, rounds, rows, ratios });
+}
+
+function ratiosAt(concurrency: number, byContender: Partial<Record<Contender, LoadResult[]>>): ThroughputRatio[] {
+  const ratios: ThroughputRatio[] = [];
+  for (const rules of [1, 2] as const) {
+    const ours = byContender[`ratewall-${rules}`];
+    if (!ours) continue;
+    const others = { floor: byContender.floor, "pass-through": byContender["pass-through"], peer: byContender[`peer-${rules}`] };
+    for (const [versus, theirs] of Object.entries(others) as Array<[ThroughputRatio["versus"], LoadResult[] | undefined]>) {
+      if (!theirs) continue;
+      const paired = (field: "rps" | "p50" | "p99") => pairedRatio(ours.map((r) => r[field]), theirs.map((r) => r[field]));
+      // Mean latency is connections / rps, so its ratio is the inverse of the throughput ratio.
+      const meanMs = pairedRatio(theirs.map((r) => r.rps), ours.map((r) => r.rps));
+      ratios.push({ concurrency, rules, versus, rps: paired("rps"), p50: paired("p50"), p99: paired("p99"), meanMs });
+    }
+  }
+  return ratios;
 }
 
 function summarize(contender: Contender, concurrency: number, results: LoadResult[]): ThroughputRow {
