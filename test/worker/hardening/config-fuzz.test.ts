@@ -1,0 +1,118 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../../src/app";
+import { ConfigError } from "../../../src/errors";
+import { createMemoryLimiter } from "../../../src/limiter/memory/memory-limiter";
+import type { LogEntry } from "../../../src/middleware/rate-limit/log";
+import { VARIABLES, type Vars } from "../../../src/settings";
+
+// Any mix of valid, nearly valid and junk settings: either createApp throws a ConfigError that
+// names the variable, or the app answers every request without an exception. Limiters run in
+// memory and the origin is a stub, so thousands of configurations take seconds.
+const TOKEN = "tok-3b1f9c2e8d7a6b5c4d3e2f1a0b9c8d7e";
+
+const junk = fc.oneof(fc.string({ maxLength: 12 }), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.jsonValue({ maxDepth: 2 }));
+/** Mostly `valid`, sometimes nearly valid, rarely junk: most configurations pass, every field gets hit. */
+const mostly = <T>(valid: fc.Arbitrary<T>, near: fc.Arbitrary<unknown> = junk) => fc.oneof({ weight: 12, arbitrary: valid as fc.Arbitrary<unknown> }, { weight: 2, arbitrary: near }, { weight: 1, arbitrary: junk });
+const optional = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined, freq: 2 });
+
+const validRule = fc.tuple(fc.integer({ min: 1, max: 1_000_000_000 }), fc.integer({ min: 1, max: 99_999 }), fc.constantFrom("ms", "s", "m", "h", "d")).map(([n, w, u]) => `${n}/${w}${u}`);
+const nearRule = fc.oneof(
+  fc.constantFrom("1000000000/1000000000d", "0/1s", "10/0s", "10 / 1s", "ten/1s", "10/1.5s", "unlimited", "10/1S", "-1/1s", "10/", "/1s", "10/1s/2"),
+  fc.record({ limit: fc.oneof(fc.integer({ min: 0, max: 2e9 }), junk), window: fc.oneof(fc.constantFrom("1s", "1m", "10d", "0s"), junk), algorithm: mostly(fc.constantFrom("fixed-window", "sliding-log", "sliding-window", "token-bucket")), burst: mostly(fc.integer({ min: 1, max: 2e9 })), name: mostly(fc.constantFrom("a", "burst", "hourly"), fc.constantFrom("Hourly", "", "a b")) }, { requiredKeys: ["limit", "window"] }),
+);
+const rule = mostly(validRule, nearRule);
+const pattern = mostly(
+  fc.oneof(
+    fc.constantFrom("*/*", "*/api/*", "example.com/login*", "*.example.com/*", "https://example.com/x", "EXAMPLE.com./*"),
+    fc.tuple(fc.constantFrom("", "*", "*.", "https://", "http://"), fc.domain(), fc.webPath(), fc.constantFrom("", "*")).map(([a, d, p, s]) => `${a}${d}${p || "/"}${s}`),
+  ),
+  fc.constantFrom("example.com", "/x", "*example.com/a*b", "example.com:8080/*", "exa mple.com/*", "*/a?b", "", " "),
+);
+const route = fc.record(
+  {
+    pattern,
+    name: mostly(fc.constantFrom("login", "api", "v1")),
+    origin: mostly(fc.constantFrom("https://origin.example", "http://127.0.0.1:1"), fc.constantFrom("ftp://x", "not a url", "")),
+    rules: fc.oneof(rule, fc.array(rule, { maxLength: 4 })),
+    algorithm: mostly(fc.constantFrom("fixed-window", "sliding-log", "sliding-window", "token-bucket"), fc.constant("leaky")),
+    key: mostly(fc.constantFrom("ip", "header:x-api-key", "header:authorization"), fc.constantFrom("header:", "header:bad name", "query:k", "cookie")),
+    cost: mostly(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: -1, max: 2000 })),
+    mode: mostly(fc.constantFrom("enforce", "shadow"), fc.constant("dry-run")),
+    unlimited: mostly(fc.boolean()),
+    typo: junk,
+  },
+  { requiredKeys: ["pattern"], noNullPrototype: true },
+).map((r) => (Math.abs(JSON.stringify(r).length % 9) === 0 ? r : (({ typo: _, ...rest }) => rest)(r)));
+const routes = mostly(
+  fc.oneof(fc.array(route, { maxLength: 5 }).map((list) => JSON.stringify(list)), fc.array(route, { maxLength: 5 })),
+  fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom("[", "{}", "[null]", "[[]]")),
+);
+const choice = (valid: string[], near: string[] = []) => optional(mostly(fc.constantFrom(...valid), near.length ? fc.constantFrom(...near) : junk));
+const number = (min: number, max: number) => optional(mostly(fc.integer({ min, max }).map(String), fc.oneof(fc.integer({ min: -5, max: 400_000 }).map(String), fc.constantFrom("1.5", " 10", "1e3", "0x10"))));
+const vars: fc.Arbitrary<Vars> = fc.record({
+  UPSTASH_REDIS_REST_URL: mostly(fc.constantFrom("https://redis.example", "http://127.0.0.1:8079"), fc.constantFrom("redis://x", "", "nope")),
+  UPSTASH_REDIS_REST_TOKEN: mostly(fc.constant(TOKEN), fc.constantFrom("", " ")),
+  RATE_LIMIT: optional(rule),
+  RATE_LIMIT_ALGORITHM: choice(["fixed-window", "sliding-log", "sliding-window", "token-bucket"], ["Fixed-Window", "gcra"]),
+  ORIGIN_URL: choice(["https://origin.example", "http://127.0.0.1:1/base/"], ["origin.example", "ws://x"]),
+  ROUTES: optional(routes),
+  FAILURE_MODE: choice(["open", "closed"], ["OPEN", "fail-open"]),
+  REDIS_TIMEOUT_MS: number(1, 60_000),
+  KEY_PREFIX: choice(["rate", "rl:v2", "a.b-c_d"], ["a{b}", "", "x".repeat(65), "a b"]),
+  MODE: choice(["enforce", "shadow"], ["dry-run"]),
+  RATE_LIMIT_HEADERS: choice(["draft", "legacy", "both", "none"], ["ietf"]),
+  IPV6_SUBNET: number(1, 128),
+  TRUSTED_PROXIES: number(0, 10),
+  ORIGIN_TIMEOUT_MS: number(1, 300_000),
+});
+const request = fc.record({
+  url: fc.tuple(fc.constantFrom("https://", "http://"), fc.oneof(fc.domain(), fc.constantFrom("example.com", "api.example.com", "EXAMPLE.com.")), fc.webPath(), fc.webQueryParameters()).map(([s, h, p, q]) => `${s}${h}${p || "/"}${q ? `?${q}` : ""}`),
+  ip: fc.oneof(fc.ipV4(), fc.ipV6(), fc.constantFrom("", "garbage")),
+  forwardedFor: fc.oneof(fc.constant(""), fc.array(fc.ipV4(), { maxLength: 4 }).map((hops) => hops.join(", "))),
+  apiKey: fc.oneof(fc.constant(""), fc.string({ maxLength: 300 }).filter((s) => /^[\x21-\x7e]*$/.test(s))),
+});
+
+const SOURCE = new RegExp(`^(${VARIABLES.join("|")})(\\[\\d+\\]|\\.[a-z]+)*: \\S`);
+
+describe("a fuzz of ROUTES and the other variables", () => {
+  it("Should either refuse the configuration with a ConfigError that names the variable, or answer every request without an exception", async () => {
+    let accepted = 0;
+    const refusedBy = new Map<string, number>();
+    await fc.assert(
+      fc.asyncProperty(vars, fc.array(request, { minLength: 1, maxLength: 4 }), async (settings, requests) => {
+        const logs: LogEntry[] = [];
+        let app;
+        try {
+          app = createApp({
+            vars: settings,
+            log: (entry) => logs.push(entry),
+            createLimiter: (rules, { prefix }) => createMemoryLimiter(rules, { prefix }),
+            originFetch: async () => new Response("origin"),
+            clock: () => 1_700_000_000_000,
+          });
+        } catch (error) {
+          expect(error).toBeInstanceOf(ConfigError);
+          expect((error as Error).message).toMatch(SOURCE);
+          expect((error as Error).message).not.toContain(TOKEN);
+          const source = (error as ConfigError).source;
+          refusedBy.set(source, (refusedBy.get(source) ?? 0) + 1);
+          return;
+        }
+        accepted++;
+        for (const { url, ip, forwardedFor, apiKey } of requests) {
+          const headers: Record<string, string> = { "cf-connecting-ip": ip };
+          if (forwardedFor) headers["x-forwarded-for"] = forwardedFor;
+          if (apiKey) headers["x-api-key"] = apiKey;
+          const res = await app.request(url, { headers });
+          expect([200, 429]).toContain(res.status);
+        }
+        expect(logs.filter((entry) => entry.level === "error")).toEqual([]);
+      }),
+      { numRuns: 5000, seed: 4242 },
+    );
+    console.log(`accepted ${accepted} configurations; refused: ${JSON.stringify(Object.fromEntries(refusedBy))}`);
+    // Some configurations must get through, or the requests were never tried.
+    expect(accepted).toBeGreaterThan(100);
+  }, 120_000);
+});
