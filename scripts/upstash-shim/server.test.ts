@@ -204,6 +204,14 @@ describe("headers and instrumentation", () => {
     expect(new Set(tokens).size).toBe(3);
   });
 
+  it("answers a browser's preflight without a token, and exposes the sync token (§14)", async () => {
+    const res = await fetch(`${shim.url}/pipeline`, { method: "OPTIONS", headers: { origin: "http://app.example", "access-control-request-method": "POST" } });
+    expect(res.status).toBe(204);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(res.headers.get("access-control-allow-headers")).toContain("authorization");
+    expect(res.headers.get("access-control-expose-headers")).toBe("upstash-sync-token");
+  });
+
   it("counts requests and body bytes in both directions", async () => {
     shim.stats.reset();
     await call("/", { body: '["PING"]' });
