@@ -21,7 +21,7 @@ ALGORITHMS["fixed"] = { keys = 1, check = function(keys, now, cost, limit, windo
     charged_reset_at = reset_at,
     charge = function()
       if redis.call("INCRBY", key, cost) == cost then
-        redis.call("PEXPIRE", key, reset_at - now + TTL_GRACE_MS) -- created now: lives until the window ends
+        redis.call("PEXPIRE", key, reset_at - now + TTL_GRACE_MS) -- created now: lives until the window ends, plus the grace
       end
     end,
   }
@@ -31,4 +31,4 @@ end }
 /** The single-rule fixed-window script. */
 export const source = assembleScript([lua]);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "879e609d2619cde86254e7e7894166f7e2050131";
+export const sha1 = "07c157442e92f03eb32bde51572a2ff093fc2c94";

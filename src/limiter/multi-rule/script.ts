@@ -12,4 +12,4 @@ import { lua as tokenBucket } from "../token-bucket/script";
 /** Every algorithm, dispatched per rule on its tag (ARGV). */
 export const source = assembleScript([fixedWindow, slidingLog, slidingWindow, tokenBucket]);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "fcbff2e8b5ca52de85003e655337e11b799d673b";
+export const sha1 = "c5f27877d55171ff844a1b321a78daf8a2fb0eb1";

@@ -19,8 +19,7 @@ ALGORITHMS["weighted"] = { keys = 2, check = function(keys, now, cost, limit, wi
   elseif previous > 0 then reset_at = window_start + window_ms end
   local ok = used + cost * window_ms <= capacity
   local retry_ms = 0 -- ms until this cost fits
-  if ok then
-    retry_ms = 0
+  if ok then -- nothing to wait for
   elseif cost > limit then
     retry_ms = reset_at - now
   elseif current + cost <= limit then -- wait in this window for the previous one to fade
@@ -47,4 +46,4 @@ end }
 /** The single-rule sliding-window script. */
 export const source = assembleScript([lua]);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "31a98fc929b7fbc1f67a01e276f63b58d82c9559";
+export const sha1 = "b43a8d89a082e02b3f3caf52f562857e836c7171";
