@@ -46,6 +46,7 @@ export interface RunOptions {
 export async function runBench(options: RunOptions): Promise<BenchResults> {
   const started = performance.now();
   const date = new Date().toISOString();
+  const machine = describeMachine();
   const progress = createProgress(options.quiet);
   const workDir = await mkdtemp(join(tmpdir(), "ratewall-bench-"));
   try {
@@ -91,7 +92,7 @@ export async function runBench(options: RunOptions): Promise<BenchResults> {
           command: options.command,
           profile: options.profile,
           durationSeconds: Math.round((performance.now() - started) / 100) / 10,
-          machine: describeMachine(),
+          machine,
           versions: await collectVersions(),
           restEndpoint: stack.rest.kind,
           missing,

@@ -4,7 +4,7 @@
  */
 import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
-import { cpus, release, totalmem, type } from "node:os";
+import { cpus, loadavg, release, totalmem, type } from "node:os";
 import { promisify } from "node:util";
 import { fromRoot, repoRoot } from "./paths.ts";
 
@@ -15,6 +15,8 @@ export interface Machine {
   memoryGiB: number;
   os: string;
   node: string;
+  /** 1-minute load average when the run started: above the CPU count, others were busy too. */
+  loadAverage: number;
 }
 
 /** Name → version of every component the bench measures or uses. */
@@ -33,6 +35,7 @@ export function describeMachine(): Machine {
     memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
     os: `${type()} ${release()}`,
     node: process.version,
+    loadAverage: Math.round(loadavg()[0]! * 10) / 10,
   };
 }
 

@@ -31,6 +31,12 @@ export function pairedRatio(a: readonly number[], b: readonly number[]): number 
   return median(ratios);
 }
 
+/** The smallest and largest per-round ratio `a[i] / b[i]`: how much the rounds disagreed. */
+export function ratioRange(a: readonly number[], b: readonly number[]): [number, number] {
+  const ratios = a.map((value, i) => value / b[i]!).filter(Number.isFinite);
+  return ratios.length ? [Math.min(...ratios), Math.max(...ratios)] : [Number.NaN, Number.NaN];
+}
+
 /** Rounds to `digits` decimals, keeping NaN as null so that it survives JSON. */
 export function round(value: number, digits = 2): number | null {
   if (!Number.isFinite(value)) return null;

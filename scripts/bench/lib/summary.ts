@@ -73,12 +73,16 @@ function throughputRows({ sections }: BenchResults): Row[] {
         cell(ours),
         cell(peer),
         ours
-          ? `req/s ratewall/floor ${ratio(r("floor")?.rps)}, /peer ${ratio(r("peer")?.rps)}, /pass-through ${ratio(r("pass-through")?.rps)}; p99 ratewall/floor ${ratio(r("floor")?.p99)}, /peer ${ratio(r("peer")?.p99)}`
+          ? `req/s ratewall/floor ${ratio(r("floor")?.rps)} (rounds ${range(r("floor")?.rpsRange)}), /peer ${ratio(r("peer")?.rps)} (${range(r("peer")?.rpsRange)}), /pass-through ${ratio(r("pass-through")?.rps)}; p99 ratewall/floor ${ratio(r("floor")?.p99)}, /peer ${ratio(r("peer")?.p99)}`
           : "ratewall not measured",
       ]);
     }
   }
   return out;
+}
+
+function range(values?: [number, number]): string {
+  return values ? `${num(values[0])}–${num(values[1])}` : "–";
 }
 
 function shimRows({ sections }: BenchResults): Row[] {

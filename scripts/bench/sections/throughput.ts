@@ -8,7 +8,7 @@ import type { WorkerKind } from "../lib/fleet.ts";
 import { interleave } from "../lib/interleave.ts";
 import type { LoadResult } from "../lib/load.ts";
 import type { ServedWorker } from "../lib/miniflare.ts";
-import { median, pairedRatio } from "../lib/stats.ts";
+import { median, pairedRatio, ratioRange } from "../lib/stats.ts";
 
 /** A Worker on a route: `ratewall-2` is ratewall on the two-rule route. */
 export type Contender = "pass-through" | "floor" | "ratewall-1" | "ratewall-2" | "peer-1" | "peer-2";
@@ -35,6 +35,8 @@ export interface ThroughputRatio {
   versus: "floor" | "peer" | "pass-through";
   /** ratewall rps / other rps (below 1: ratewall serves fewer). */
   rps: number;
+  /** The lowest and highest per-round rps ratio: the noise around `rps`. */
+  rpsRange: [number, number];
   /** ratewall p50 / other p50, and p99 (above 1: ratewall is slower). */
   p50: number;
   p99: number;
@@ -106,7 +108,8 @@ function ratiosAt(concurrency: number, byContender: Partial<Record<Contender, Lo
       const paired = (field: "rps" | "p50" | "p99") => pairedRatio(ours.map((r) => r[field]), theirs.map((r) => r[field]));
       // Mean latency is connections / rps, so its ratio is the inverse of the throughput ratio.
       const meanMs = pairedRatio(theirs.map((r) => r.rps), ours.map((r) => r.rps));
-      ratios.push({ concurrency, rules, versus, rps: paired("rps"), p50: paired("p50"), p99: paired("p99"), meanMs });
+      const rpsRange = ratioRange(ours.map((r) => r.rps), theirs.map((r) => r.rps));
+      ratios.push({ concurrency, rules, versus, rps: paired("rps"), rpsRange, p50: paired("p50"), p99: paired("p99"), meanMs });
     }
   }
   return ratios;
