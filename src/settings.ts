@@ -49,6 +49,14 @@ export const DEFAULT_REDIS_TIMEOUT_MS = 500;
  * settings.defaultRoute.rules; // [{ name: "default", algorithm: "fixed-window", limit: 10, windowMs: 1000 }]
  */
 export function readSettings(env: Vars): Settings {
+  try {
+    return readEveryVariable(env);
+  } catch (error) {
+    throw withoutToken(error, env.UPSTASH_REDIS_REST_TOKEN);
+  }
+}
+
+function readEveryVariable(env: Vars): Settings {
   const get = (name: (typeof VARIABLES)[number]) => (env[name] === "" ? undefined : env[name]);
   const at = (source: string): At => ({ source, path: "" });
   const algorithm = get("RATE_LIMIT_ALGORITHM") === undefined ? "fixed-window" : readChoice(get("RATE_LIMIT_ALGORITHM"), ALGORITHMS, "algorithm", at("RATE_LIMIT_ALGORITHM"));
@@ -58,7 +66,7 @@ export function readSettings(env: Vars): Settings {
   const unlimited = rateLimit === "unlimited";
   return {
     redis: {
-      url: readUrl(required(get("UPSTASH_REDIS_REST_URL"), at("UPSTASH_REDIS_REST_URL")), at("UPSTASH_REDIS_REST_URL")),
+      url: readRedisUrl(get("UPSTASH_REDIS_REST_URL")),
       token: readToken(get("UPSTASH_REDIS_REST_TOKEN")),
       timeoutMs: optionalInteger(get("REDIS_TIMEOUT_MS"), DEFAULT_REDIS_TIMEOUT_MS, 1, 60_000, at("REDIS_TIMEOUT_MS")),
     },
@@ -106,6 +114,32 @@ export function settingsFor(env: object): Settings {
 function required(value: unknown, at: At): unknown {
   if (value === undefined) fail(at, "is required");
   return value;
+}
+
+/** Not quoted when invalid: a token pasted into the URL variable would otherwise reach the logs. */
+function readRedisUrl(value: unknown): string {
+  const at: At = { source: "UPSTASH_REDIS_REST_URL", path: "" };
+  required(value, at);
+  try {
+    return readUrl(value, at);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return fail(at, "invalid URL (expected http:// or https://, e.g. https://eu1-example.upstash.io; the value is not repeated, in case it is the token)");
+  }
+}
+
+/**
+ * A token pasted into another variable would be quoted by that variable's message: mask it, or the
+ * longest start of it that is quoted (ROUTES quotes only the first 60 characters of bad JSON).
+ */
+function withoutToken(error: unknown, token: unknown): unknown {
+  if (!(error instanceof ConfigError) || typeof token !== "string" || token.trim().length < 4) return error;
+  const detail = error.message.slice(`${error.source}${error.path}: `.length);
+  for (let end = token.length; end >= Math.min(16, token.length); end--) {
+    const piece = token.slice(0, end);
+    if (detail.includes(piece)) return new ConfigError(error.source, error.path, detail.split(piece).join("[redacted]"));
+  }
+  return error;
 }
 
 /** The token is checked for presence only: quoting it in an error would leak it into logs. */
