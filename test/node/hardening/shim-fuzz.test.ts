@@ -46,7 +46,7 @@ const command = fc.tuple(name, fc.array(arg, { maxLength: 8 })).map(([n, args]) 
 const pipelinePath = fc.constantFrom("/pipeline", "/multi-exec");
 const anyPath = fc.constantFrom("/", "/pipeline", "/multi-exec");
 
-const probes: fc.Arbitrary<Probe> = fc.oneof<fc.Arbitrary<Probe>[]>(
+const probes: fc.Arbitrary<Probe> = fc.oneof(
   { weight: 20, arbitrary: command.map((c) => ({ kind: "command", path: "/", body: JSON.stringify(c), mayRun: true })) },
   { weight: 15, arbitrary: fc.tuple(pipelinePath, fc.array(command, { minLength: 1, maxLength: 20 })).map(([path, cs]) => ({ kind: "pipeline", path, body: JSON.stringify(cs), mayRun: true })) },
   { weight: 12, arbitrary: fc.tuple(anyPath, fc.jsonValue()).map(([path, v]) => ({ kind: "wrong shape", path, body: JSON.stringify(v) ?? "", mayRun: true })) },
