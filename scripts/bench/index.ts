@@ -1,6 +1,7 @@
 /**
- * @module `npm run bench [-- --quick | --smoke] [--out DIR]`: runs the benchmarks on loopback
- * and writes `results.json`, `README.md` and the charts to `bench/` (or DIR).
+ * @module `npm run bench [-- --quick | --smoke] [--out DIR] [--bundler wrangler|esbuild]`: runs
+ * the benchmarks on loopback and writes `results.json`, `README.md` and the charts to `bench/`
+ * (or DIR).
  */
 import { parseArgs } from "node:util";
 import { fromRoot } from "./lib/paths.ts";
@@ -12,15 +13,22 @@ const { values } = parseArgs({
     quick: { type: "boolean", default: false },
     smoke: { type: "boolean", default: false },
     out: { type: "string" },
+    bundler: { type: "string" },
     help: { type: "boolean", default: false },
   },
 });
 
 if (values.help) {
-  process.stdout.write("npm run bench [-- --quick | --smoke] [--out DIR]\n  full run: a few minutes; --quick: seconds; writes bench/ by default\n");
+  process.stdout.write(
+    "npm run bench [-- --quick | --smoke] [--out DIR] [--bundler wrangler|esbuild]\n" +
+      "  full run: a few minutes; --quick: about a minute; --smoke: the test's size. Writes bench/ by default.\n",
+  );
 } else {
   process.env.WRANGLER_SEND_METRICS = "false";
-  const profile = values.smoke ? profiles.smoke : values.quick ? profiles.quick : profiles.full;
+  const base = values.smoke ? profiles.smoke : values.quick ? profiles.quick : profiles.full;
+  const bundler = values.bundler ?? base.bundler;
+  if (bundler !== "wrangler" && bundler !== "esbuild") throw new Error(`--bundler must be wrangler or esbuild, got ${JSON.stringify(bundler)}`);
+  const profile = { ...base, bundler };
   const args = process.argv.slice(2).join(" ");
   await runBench({
     profile,
