@@ -5,7 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { fromRoot } from "./lib/paths.ts";
-import { profiles } from "./lib/profile.ts";
+import { type Profile, profiles } from "./lib/profile.ts";
 import { runBench } from "./run-bench.ts";
 
 const { values } = parseArgs({
@@ -27,7 +27,7 @@ if (values.help) {
   process.env.WRANGLER_SEND_METRICS = "false";
   const base = values.smoke ? profiles.smoke : values.quick ? profiles.quick : profiles.full;
   const bundler = values.bundler ?? base.bundler;
-  if (bundler !== "wrangler" && bundler !== "esbuild") throw new Error(`--bundler must be wrangler or esbuild, got ${JSON.stringify(bundler)}`);
+  if (!isBundler(bundler)) throw new Error(`--bundler must be wrangler or esbuild, got ${JSON.stringify(bundler)}`);
   const profile = { ...base, bundler };
   const args = process.argv.slice(2).join(" ");
   await runBench({
@@ -35,4 +35,8 @@ if (values.help) {
     outDir: values.out ?? fromRoot("bench"),
     command: `npm run bench${args ? ` -- ${args}` : ""}`,
   });
+}
+
+function isBundler(value: string): value is Profile["bundler"] {
+  return value === "wrangler" || value === "esbuild";
 }
