@@ -43,7 +43,7 @@ export function chartsFor(results: BenchResults): Chart[] {
     charts.push({
       file: "round-trips.svg",
       title: "Bytes on the wire to the REST endpoint per decision (fixed window)",
-      spec: { $schema: schema, data: { values }, ...groupedBars("scenario", "contender", "wireBytes", "bytes per decision, both directions") },
+      spec: { $schema: schema, data: { values }, ...groupedBars("scenario", "contender", "wireBytes", "wire bytes per decision") },
     });
   }
   if (sections.throughput.status === "ok") {
