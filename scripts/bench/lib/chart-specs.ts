@@ -39,10 +39,10 @@ export function chartsFor(results: BenchResults): Chart[] {
   const { sections } = results;
   const charts: Chart[] = [];
   if (sections.roundTrips.status === "ok") {
-    const values = sections.roundTrips.data.rows.filter((row) => row.algorithm === "fixed-window");
+    const values = sections.roundTrips.data.rows.filter((row) => row.algorithm === "fixed-window" || row.contender === "floor");
     charts.push({
       file: "round-trips.svg",
-      title: "Bytes on the wire to the REST endpoint per decision (fixed window)",
+      title: "Bytes on the wire to the REST endpoint per decision (fixed window; floor: one PING)",
       spec: { $schema: schema, data: { values }, ...groupedBars("scenario", "contender", "wireBytes", "wire bytes per decision") },
     });
   }

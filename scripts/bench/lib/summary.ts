@@ -43,13 +43,15 @@ function roundTripRows({ sections }: BenchResults): Row[] {
     });
   const wire = (contender: RoundTripRow["contender"], scenario: string) =>
     rows.find((r) => r.contender === contender && r.scenario === scenario)?.wireBytes;
+  const floor = sections.roundTrips.data.rows.find((r) => r.contender === "floor")?.wireBytes;
   return [
     ["REST requests per decision: allowed / refused again / two rules (fixed window)", pick("ratewall", "requests").join(" / "), pick("peer", "requests").join(" / "), "counted at the shim"],
     [
       "Bytes on the wire per decision: allowed / refused again / two rules",
       pick("ratewall", "wireBytes").join(" / "),
       pick("peer", "wireBytes").join(" / "),
-      `ratewall/peer: allowed ${ratio(wire("ratewall", "allowed")! / wire("peer", "allowed")!)}, two rules ${ratio(wire("ratewall", "two-rules")! / wire("peer", "two-rules")!)}`,
+      `ratewall/peer: allowed ${ratio(wire("ratewall", "allowed")! / wire("peer", "allowed")!)}, two rules ${ratio(wire("ratewall", "two-rules")! / wire("peer", "two-rules")!)}; ` +
+        `floor (one PING) ${int(floor)} B, ratewall/floor allowed ${ratio(wire("ratewall", "allowed")! / floor!)}`,
     ],
   ];
 }
@@ -131,7 +133,7 @@ function bundleRows({ sections }: BenchResults): Row[] {
       "Worker bundle, minified + gzipped",
       `${num(size("ratewall"))} KiB`,
       `${num(size("peer"))} KiB`,
-      `floor ${num(size("floor"))} KiB, pass-through ${num(size("pass-through"))} KiB; ratewall/peer ${ratio(size("ratewall")! / size("peer")!)}${sections.bundles.data.ratewallNote ? " (ratewall: src/index.ts is not the limiter yet)" : ""}`,
+      `floor ${num(size("floor"))} KiB, pass-through ${num(size("pass-through"))} KiB; ratewall/peer ${ratio(size("ratewall")! / size("peer")!)}, ratewall/floor ${ratio(size("ratewall")! / size("floor")!)}${sections.bundles.data.ratewallNote ? " (ratewall: src/index.ts is not the limiter yet)" : ""}`,
     ],
   ];
 }

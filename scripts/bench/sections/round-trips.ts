@@ -3,7 +3,8 @@
  * `@upstash/ratelimit`, for an allowed request, a repeated refused request and a route with two
  * rules. Requests are counted by the shim; bytes by the shim (bodies) and by a relay in front of
  * it (the wire, headers included). Both limiters run in their Workers, so each one's own caches
- * (ratewall's block cache, the peer's ephemeral cache) act as they would in production.
+ * (ratewall's block cache, the peer's ephemeral cache) act as they would in production. The floor
+ * Worker's one PING per request is measured too: the least a round trip can weigh.
  */
 import type { AlgorithmName } from "../../../src/limiter/types.ts";
 import { type BenchContext, measured, type Outcome, skipped } from "../lib/context.ts";
@@ -17,8 +18,9 @@ export type RoundTripScenario = "allowed" | "refused-again" | "two-rules";
 
 /** Per decision, averaged over `decisions` requests. */
 export interface RoundTripRow {
-  contender: "ratewall" | "peer";
-  algorithm: AlgorithmName;
+  contender: "ratewall" | "peer" | "floor";
+  /** `none` for the floor, which decides nothing. */
+  algorithm: AlgorithmName | "none";
   scenario: RoundTripScenario;
   /** HTTP requests to the REST endpoint per decision. */
   requests: number;
@@ -36,9 +38,32 @@ export interface RoundTripData {
   rows: RoundTripRow[];
 }
 
+/** One measured case: which Worker, on which path, in which situation. */
+interface RoundTripCase {
+  contender: RoundTripRow["contender"];
+  algorithm: RoundTripRow["algorithm"];
+  scenario: RoundTripScenario;
+  path: string;
+}
+
+const scenarioPaths: Record<RoundTripScenario, string> = { allowed: "one", "refused-again": "refuse", "two-rules": "two" };
+
+function cases(withRatewall: boolean): RoundTripCase[] {
+  const list: RoundTripCase[] = [{ contender: "floor", algorithm: "none", scenario: "allowed", path: "/" }];
+  const limiters = withRatewall ? ([["ratewall", algorithms], ["peer", peerAlgorithms]] as const) : ([["peer", peerAlgorithms]] as const);
+  for (const [contender, names] of limiters) {
+    for (const algorithm of names) {
+      for (const scenario of ["allowed", "refused-again", "two-rules"] as const) {
+        list.push({ contender, algorithm, scenario, path: `/rt/${algorithm}/${scenarioPaths[scenario]}` });
+      }
+    }
+  }
+  return list;
+}
+
 /**
- * Measures every (contender, algorithm, scenario) combination the peer can express, plus
- * ratewall's sliding log.
+ * Measures every (contender, algorithm, scenario) combination the peer can express, ratewall's
+ * sliding log, and the floor's PING.
  *
  * @example
  * const outcome = await measureRoundTrips(ctx);
@@ -48,39 +73,34 @@ export async function measureRoundTrips(ctx: BenchContext): Promise<Outcome<Roun
   if (ctx.stack.rest.kind !== "shim" || !stats) return skipped("needs the Upstash REST shim with its stats");
   const relay = await startCountingRelay(ctx.stack.rest.url);
   const via = { name: "relay", upstream: { ...ctx.upstream, restUrl: relay.url } };
-  const contenders = ctx.ratewallMissing ? (["peer"] as const) : (["ratewall", "peer"] as const);
   const rows: RoundTripRow[] = [];
   const nextClient = clientIps();
   const n = ctx.profile.roundTrips.decisions;
   try {
-    for (const contender of contenders) {
+    for (const { contender, algorithm, scenario, path } of cases(!ctx.ratewallMissing)) {
+      ctx.progress.step(`round trips: ${contender} ${algorithm} ${scenario}`);
       const worker = await ctx.workers.get(contender, { via });
-      for (const algorithm of contender === "peer" ? peerAlgorithms : algorithms) {
-        for (const scenario of ["allowed", "refused-again", "two-rules"] as const) {
-          ctx.progress.step(`round trips: ${contender} ${algorithm} ${scenario}`);
-          const path = `/rt/${algorithm}/${scenario === "allowed" ? "one" : scenario === "two-rules" ? "two" : "refuse"}`;
-          // The first call of a script may cost a NOSCRIPT and an EVAL; measure the steady state.
-          await hit(worker, path, nextClient());
-          const refused = nextClient();
-          if (scenario === "refused-again") for (let i = 0; i < 2; i++) await hit(worker, path, refused);
-          stats.reset();
-          relay.reset();
-          const statuses: Record<string, number> = {};
-          for (let i = 0; i < n; i++) {
-            const status = await hit(worker, path, scenario === "refused-again" ? refused : nextClient());
-            statuses[status] = (statuses[status] ?? 0) + 1;
-          }
-          rows.push({
-            contender,
-            algorithm,
-            scenario,
-            requests: stats.requests / n,
-            bodyBytes: (stats.bytesIn + stats.bytesOut) / n,
-            wireBytes: (relay.bytes.up + relay.bytes.down) / n,
-            statuses,
-          });
-        }
+      // The first call of a script may cost a NOSCRIPT and an EVAL; measure the steady state.
+      await hit(worker, path, nextClient());
+      const refused = nextClient();
+      if (scenario === "refused-again") for (let i = 0; i < 2; i++) await hit(worker, path, refused);
+      stats.reset();
+      relay.reset();
+      const statuses: Record<string, number> = {};
+      for (let i = 0; i < n; i++) {
+        const status = await hit(worker, path, scenario === "refused-again" ? refused : nextClient());
+        statuses[status] = (statuses[status] ?? 0) + 1;
       }
+      const perDecision = (total: number) => total / n;
+      rows.push({
+        contender,
+        algorithm,
+        scenario,
+        requests: perDecision(stats.requests),
+        bodyBytes: perDecision(stats.bytesIn + stats.bytesOut),
+        wireBytes: perDecision(relay.bytes.up + relay.bytes.down),
+        statuses,
+      });
     }
   } finally {
     await relay.close();
