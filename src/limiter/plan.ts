@@ -31,7 +31,8 @@ const isCount = (value: unknown): value is number => Number.isSafeInteger(value)
  * @example
  * const plan = compilePlan(rules, (name) => algorithms[name], multiRuleScript);
  */
-export function compilePlan(rules: readonly Rule[], lookup: AlgorithmLookup, multiRule: LimiterScript): Plan {
+export function compilePlan(input: readonly Rule[], lookup: AlgorithmLookup, multiRule: LimiterScript): Plan {
+  const rules = Object.freeze(input.map((rule) => Object.freeze({ ...rule }))); // the caller's later edits change nothing
   if (rules.length === 0) throw new RangeError("a limiter needs at least one rule");
   const names = new Set<string>();
   const algorithms = rules.map((rule, i) => {
