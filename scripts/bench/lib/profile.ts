@@ -32,12 +32,12 @@ export const profiles: Record<Profile["name"], Profile> = {
   quick: {
     name: "quick",
     bundler: "esbuild",
-    roundTrips: { decisions: 5 },
-    throughput: { concurrency: [1, 10], rounds: 2, seconds: 0.5 },
-    shimVsRedis: { concurrency: [1, 10], rounds: 2, seconds: 0.3 },
+    roundTrips: { decisions: 3 },
+    throughput: { concurrency: [10], rounds: 2, seconds: 0.5 },
+    shimVsRedis: { concurrency: [10], rounds: 2, seconds: 0.3 },
     accuracy: { requests: 400, concurrency: 40, limit: 100 },
     edgeBurst: { limit: 10, windowMs: 1000, ratePerSecond: 40, durationMs: 3500 },
-    memory: { limits: [100, 1000] },
+    memory: { limits: [100] },
   },
   smoke: {
     name: "smoke",
