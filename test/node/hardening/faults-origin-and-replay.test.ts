@@ -138,6 +138,27 @@ describe("a connection dropped after Redis ran the script", () => {
     expect(await counted(client)).toBe(2);
   }, 30_000);
 
+  it("Should not replay a call that timed out either: the late script run is the only one", async () => {
+    const client = "203.0.113.97";
+    const before = shim.stats.requests;
+    shim.faults.set({ delayMs: 1500 });
+    try {
+      const answer = await visit(worker, "/late", client);
+      expect({ status: answer.status, limited: answer.headers.has("ratelimit") }).toEqual({ status: 200, limited: false });
+      expect(worker.output()).toMatch(/"event":"redis-failure".*"kind":"timeout"/);
+    } finally {
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      shim.faults.clear();
+    }
+    expect(shim.stats.requests - before).toBe(1);
+    expect(await counted(client)).toBe(1);
+  }, 30_000);
+
+  it("Should never print the token, whatever failed", () => {
+    expect(worker.output()).toMatch(/redis-failure/);
+    expect(worker.output()).not.toContain(TOKEN);
+  });
+
   it("Should be able to see a replay: @upstash/redis with its default retries applies a dropped INCR twice", async () => {
     const upstash = new UpstashRedis({ url: proxy.url, token: TOKEN, enableTelemetry: false });
     const key = `${PREFIX}:control:${Date.now()}`;

@@ -164,4 +164,11 @@ describe("the shim slow, answering 500, or killed", () => {
     const closedMs = await within(5000, recovered(workers.closed));
     expect(Math.max(openMs, closedMs)).toBeLessThan(5000);
   }, 30_000);
+
+  it("Should have logged every failure it followed, and never the token", () => {
+    for (const worker of Object.values(workers)) {
+      expect(worker.output()).toMatch(/"event":"redis-failure"/);
+      expect(worker.output()).not.toContain(TOKEN);
+    }
+  });
 });
