@@ -159,6 +159,25 @@ describe("a connection dropped after Redis ran the script", () => {
     expect(worker.output()).not.toContain(TOKEN);
   });
 
+  it("Should not replay between the shim and Redis either: a reply lost on that connection is a 5xx, and the command ran once", async () => {
+    const redisProxy = await startTcpProxy(redis.url.replace("redis:", "http:"));
+    const proxied = await startShim({ redisUrl: redisProxy.url.replace("http:", "redis:"), token: TOKEN, port: 0 });
+    try {
+      const key = `${PREFIX}:shim-hop:${Date.now()}`;
+      const incr = () => fetch(`${proxied.url}/`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(["EVAL", "return redis.call('INCR', KEYS[1])", 1, key]) });
+      expect((await incr()).status).toBe(200);
+      redisProxy.dropNextAnswer();
+      const lost = await incr();
+      expect(lost.status).toBeGreaterThanOrEqual(500);
+      expect(await lost.json()).toMatchObject({ error: expect.stringMatching(/^ERR Redis is unreachable/) });
+      expect(redisProxy.dropped()).toBe(1);
+      expect(await direct.get(key)).toBe("2");
+    } finally {
+      await proxied.close();
+      await redisProxy.close();
+    }
+  }, 30_000);
+
   it("Should be able to see a replay: @upstash/redis with its default retries applies a dropped INCR twice", async () => {
     const upstash = new UpstashRedis({ url: proxy.url, token: TOKEN, enableTelemetry: false });
     const key = `${PREFIX}:control:${Date.now()}`;
