@@ -74,7 +74,7 @@ function roundTrips(results: BenchResults, image: Image): string[] {
     "Each limiter runs in its Worker (ratewall: `src/index.ts`; the peer: `scripts/bench/workers/upstash-peer.ts`, `@upstash/ratelimit` with default options) " +
       "against the same routes and limits. Requests to the REST endpoint are counted by the shim's `stats`; body bytes by the shim, wire bytes (HTTP headers included) by a TCP relay in front of it. " +
       "*allowed*: a fresh client; *refused again*: a client already refused once (both limiters then answer from isolate memory: ratewall's block cache, the peer's ephemeral cache); " +
-      "*two rules*: a route with two limits (ratewall decides both in one script call; the peer, as its README suggests for several limits, checks two `Ratelimit` instances in sequence, stopping at the first refusal). " +
+      "*two rules*: a route with two limits (ratewall decides both in one script call; `@upstash/ratelimit` has one limit per instance, so the peer does what a user would: two `Ratelimit` instances checked in sequence, stopping at the first refusal, which is not all-or-nothing). " +
       "Measured after one warm-up request, so script loading (NOSCRIPT → EVAL) is not counted.");
   const section = results.sections.roundTrips;
   if (section.status === "ok") {
