@@ -38,14 +38,20 @@ export class RedisRestError extends Error {
   }
 }
 
-/** The origin could not be reached or did not answer in time. */
+const ORIGIN_FAILURE = {
+  timeout: "did not answer in time",
+  network: "could not be reached",
+  none: "is the Worker itself: set ORIGIN_URL (a workers.dev URL has no origin behind it)",
+} as const;
+
+/** The origin could not be reached, did not answer in time, or there is none (`kind: "none"`). */
 export class OriginError extends Error {
   override readonly name = "OriginError";
   constructor(
-    readonly kind: "timeout" | "network",
+    readonly kind: "timeout" | "network" | "none",
     readonly origin: string,
     options?: { cause?: unknown },
   ) {
-    super(`Origin ${origin} ${kind === "timeout" ? "did not answer in time" : "could not be reached"}`, options);
+    super(`Origin ${origin} ${ORIGIN_FAILURE[kind]}`, options);
   }
 }

@@ -48,6 +48,13 @@ describe("forwardToOrigin", () => {
     const error = await forwardToOrigin(new Request("https://a.test/"), { origin: "http://127.0.0.1:9", timeoutMs: 1000, fetch: down }).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: "OriginError", kind: "network", message: "Origin http://127.0.0.1:9 could not be reached" });
   });
+
+  it("Should refuse to fetch a workers.dev URL back to itself when no origin is set", async () => {
+    const { seen, fetch } = recordingFetch();
+    const error = await forwardToOrigin(new Request("https://ratewall.me.workers.dev/x"), { timeoutMs: 1000, fetch }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: "none", message: "Origin https://ratewall.me.workers.dev is the Worker itself: set ORIGIN_URL (a workers.dev URL has no origin behind it)" });
+    expect(seen).toHaveLength(0);
+  });
 });
 
 describe("targetUrl", () => {

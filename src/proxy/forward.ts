@@ -30,6 +30,9 @@ export interface ForwardOptions {
  */
 export async function forwardToOrigin(request: Request, options: ForwardOptions): Promise<Response> {
   const target = targetUrl(new URL(request.url), options.origin);
+  // Without ORIGIN_URL the request's own URL is the origin, which is right on a zone route; on
+  // workers.dev that URL is this Worker, and fetching it would only loop back here.
+  if (!options.origin && target.hostname.endsWith(".workers.dev")) throw new OriginError("none", target.origin);
   const headers = forwardedHeaders(request);
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs);
