@@ -62,47 +62,44 @@ function bundlerText(results: BenchResults): string {
     : "esbuild with the settings `wrangler deploy --minify` uses (sizes from zlib; the full run uses wrangler itself)";
 }
 
-function heading(results: BenchResults, name: SectionName, title: string, method: string): string[] {
+type Measured<N extends SectionName> = Extract<BenchResults["sections"][N], { status: "ok" }>["data"];
+
+/** A section's heading and method, then `body(data)` if it was measured or why it was not. */
+function part<N extends SectionName>(results: BenchResults, name: N, title: string, method: string, body: (data: Measured<N>) => string[]): string[] {
   const outcome = results.sections[name];
   const lines = [`## ${title}`, "", method, ""];
   if (outcome.status === "skipped") lines.push(`Not measured: ${outcome.reason.split("\n")[0]}`, "");
+  else lines.push(...body(outcome.data as Measured<N>));
   return lines;
 }
 
 function roundTrips(results: BenchResults, image: Image): string[] {
-  const out = heading(results, "roundTrips", "1. Round trips and bytes per decision",
+  return part(results, "roundTrips", "1. Round trips and bytes per decision",
     "Each limiter runs in its Worker (ratewall: `src/index.ts`; the peer: `scripts/bench/workers/upstash-peer.ts`, `@upstash/ratelimit` with default options) " +
       "against the same routes and limits. Requests to the REST endpoint are counted by the shim's `stats`; body bytes by the shim, wire bytes (HTTP headers included) by a TCP relay in front of it. " +
       "*allowed*: a fresh client; *refused again*: a client already refused once (both limiters then answer from isolate memory: ratewall's block cache, the peer's ephemeral cache); " +
       "*two rules*: a route with two limits (ratewall decides both in one script call; `@upstash/ratelimit` has one limit per instance, so the peer does what a user would: two `Ratelimit` instances checked in sequence, stopping at the first refusal, which is not all-or-nothing). " +
-      "Measured after one warm-up request, so script loading (NOSCRIPT → EVAL) is not counted.");
-  const section = results.sections.roundTrips;
-  if (section.status === "ok") {
-    out.push(
+      "Measured after one warm-up request, so script loading (NOSCRIPT → EVAL) is not counted.",
+    (data) => [
       table(
         ["limiter", "algorithm", "scenario", "REST requests", "body bytes", "wire bytes", "Worker answers"],
-        section.data.rows.map((r) => [r.contender, r.algorithm, r.scenario, num(r.requests), int(r.bodyBytes), int(r.wireBytes), Object.entries(r.statuses).map(([s, n]) => `${n}×${s}`).join(", ")]),
+        data.rows.map((r) => [r.contender, r.algorithm, r.scenario, num(r.requests), int(r.bodyBytes), int(r.wireBytes), Object.entries(r.statuses).map(([s, n]) => `${n}×${s}`).join(", ")]),
       ),
       "",
-      `Per decision, averaged over ${section.data.decisions} decisions.`,
+      `Per decision, averaged over ${data.decisions} decisions.`,
       "",
       image("round-trips.svg"),
-    );
-  }
-  return out;
+    ]);
 }
 
 function throughput(results: BenchResults, image: Image): string[] {
-  const out = heading(results, "throughput", "2. What the Worker adds, against the physical floor",
+  return part(results, "throughput", "2. What the Worker adds, against the physical floor",
     `Four Workers on one stack, each bundled by ${bundlerText(results)} and served by its own Miniflare instance: ` +
       "(a) **pass-through** (Hono + `hono/proxy`), (b) **floor**: the same plus one `PING` to the REST endpoint per request, the least any Redis-backed limiter can cost, " +
       "(c) **ratewall**, (d) **peer**: a small Hono Worker with `@upstash/ratelimit`. `-1` is a route with one rule, `-2` with two (fixed window, limits never reached). " +
       "Load from autocannon (in its own worker thread) at each concurrency, after an unrecorded warm-up, rounds interleaved; values are medians over rounds, and ratios are medians of per-round ratios. " +
-      "autocannon's percentiles are whole milliseconds; *mean* is connections / throughput.");
-  const section = results.sections.throughput;
-  if (section.status === "ok") {
-    const { rows, ratios, rounds, secondsPerRound } = section.data;
-    out.push(
+      "autocannon's percentiles are whole milliseconds; *mean* is connections / throughput.",
+    ({ rows, ratios, rounds, secondsPerRound }) => [
       table(
         ["Worker", "concurrency", "req/s", "p50 ms", "p99 ms", "mean ms", "non-200", "errors"],
         rows.map((r) => [r.contender, r.concurrency, int(r.rps), num(r.p50, 0), num(r.p99, 0), num(r.meanMs), r.non200, r.errors]),
@@ -116,90 +113,72 @@ function throughput(results: BenchResults, image: Image): string[] {
       `${rounds} rounds of ${secondsPerRound} s per Worker and concurrency.`,
       "",
       image("throughput.svg"),
-    );
-  }
-  return out;
+    ]);
 }
 
 function shimVsRedis(results: BenchResults, image: Image): string[] {
-  const out = heading(results, "shimVsRedis", "3. The shim against direct Redis",
+  return part(results, "shimVsRedis", "3. The shim against direct Redis",
     "One decision replayed by EVALSHA: through the shim (running in its own process, reached over keep-alive HTTP by Node's `http.Agent`) " +
-      "and through one direct ioredis connection, in interleaved rounds at the same concurrency. Latencies in µs resolution.");
-  const section = results.sections.shimVsRedis;
-  if (section.status === "ok") {
-    out.push(
-      `Script: ${section.data.script}.`,
+      "and through one direct ioredis connection, in interleaved rounds at the same concurrency. Latencies in µs resolution.",
+    (data) => [
+      `Script: ${data.script}.`,
       "",
       table(
         ["concurrency", "shim req/s", "direct req/s", "shim/direct", "shim p50 ms", "direct p50 ms", "added p50 ms", "added p99 ms"],
-        section.data.rows.map((r) => [r.concurrency, int(r.shim.rps), int(r.direct.rps), ratio(r.throughputRatio), num(r.shim.p50, 3), num(r.direct.p50, 3), num(r.addedP50Ms, 3), num(r.addedP99Ms, 3)]),
+        data.rows.map((r) => [r.concurrency, int(r.shim.rps), int(r.direct.rps), ratio(r.throughputRatio), num(r.shim.p50, 3), num(r.direct.p50, 3), num(r.addedP50Ms, 3), num(r.addedP99Ms, 3)]),
       ),
       "",
       image("shim-vs-redis.svg"),
-    );
-  }
-  return out;
+    ]);
 }
 
 function accuracy(results: BenchResults, image: Image): string[] {
-  const section = results.sections.accuracy;
   const sizes = results.meta.profile.accuracy;
-  const out = heading(results, "accuracy", "4. Accuracy under concurrency",
+  return part(results, "accuracy", "4. Accuracy under concurrency",
     `${int(sizes.requests)} requests from one client at concurrency ${sizes.concurrency}, half to each of two Worker processes (two Miniflare instances) sharing one Redis, ` +
-      `on a route limited to ${sizes.limit} per hour. An exact limiter admits exactly ${sizes.limit}. \`@upstash/ratelimit\` has no sliding log.`);
-  if (section.status === "ok") {
-    out.push(
-      table(["limiter", "algorithm", "admitted", "refused (429)", "other"], section.data.rows.map((r) => [r.contender, r.algorithm, r.admitted, r.refused, r.other])),
+      `on a route limited to ${sizes.limit} per hour. An exact limiter admits exactly ${sizes.limit}. \`@upstash/ratelimit\` has no sliding log.`,
+    (data) => [
+      table(["limiter", "algorithm", "admitted", "refused (429)", "other"], data.rows.map((r) => [r.contender, r.algorithm, r.admitted, r.refused, r.other])),
       "",
       image("accuracy.svg"),
-    );
-  }
-  return out;
+    ]);
 }
 
 function edgeBurst(results: BenchResults, image: Image): string[] {
-  const section = results.sections.edgeBurst;
   const p = results.meta.profile.edgeBurst;
-  const out = heading(results, "edgeBurst", "5. The burst at the edge",
+  return part(results, "edgeBurst", "5. The burst at the edge",
     `ratewall's limiter driven directly through the shim with a simulated clock (\`now\` pinned per decision): one client sends ${p.ratePerSecond} requests/s, ` +
-      `steadily, against ${p.limit} per ${p.windowMs} ms, starting half-way through a fixed window, for ${p.durationMs} ms. Admitted requests per 100 ms:`);
-  if (section.status === "ok") {
-    out.push(
+      `steadily, against ${p.limit} per ${p.windowMs} ms, starting half-way through a fixed window, for ${p.durationMs} ms. Admitted requests per 100 ms:`,
+    (data) => [
       image("edge-burst.svg"),
-      table(["algorithm", "admitted in total", `most admitted within any ${p.windowMs} ms`], section.data.summary.map((s) => [s.algorithm, s.admitted, s.maxInAnyWindow])),
+      table(["algorithm", "admitted in total", `most admitted within any ${p.windowMs} ms`], data.summary.map((s) => [s.algorithm, s.admitted, s.maxInAnyWindow])),
       "",
       `An exact limiter never admits more than ${p.limit} within any ${p.windowMs} ms.`,
       "",
-    );
-  }
-  return out;
+    ]);
 }
 
 function memory(results: BenchResults, image: Image): string[] {
-  const section = results.sections.memory;
-  const out = heading(results, "memory", "6. Redis memory per client",
+  return part(results, "memory", "6. Redis memory per client",
     "One client per algorithm and limit spends its whole quota within one window (limit decisions, 1 h window); then `MEMORY USAGE <key> SAMPLES 0` is summed over its keys. " +
-      "ratewall through its limiter, the peer through `@upstash/ratelimit` in Node, both via the shim.");
-  if (section.status === "ok") {
-    out.push(
+      "ratewall through its limiter, the peer through `@upstash/ratelimit` in Node, both via the shim.",
+    (data) => [
       table(
         ["limiter", "algorithm", "limit", "after one decision", "quota spent", "keys"],
-        section.data.rows.map((r) => [r.contender, r.algorithm, int(r.limit), bytes(r.bytesAfterOne), bytes(r.bytesAtLimit), r.keys]),
+        data.rows.map((r) => [r.contender, r.algorithm, int(r.limit), bytes(r.bytesAfterOne), bytes(r.bytesAtLimit), r.keys]),
       ),
       "",
       image("memory.svg"),
-    );
-  }
-  return out;
+    ]);
 }
 
 function bundles(results: BenchResults, image: Image): string[] {
-  const section = results.sections.bundles;
-  const out = heading(results, "bundles", "7. Bundle size",
-    `Each Worker as ${bundlerText(results)} builds it, minified and gzipped: what a cold start has to load.`);
-  if (section.status === "ok") {
-    if (section.data.ratewallNote) out.push(`Note: ${section.data.ratewallNote}; the ratewall row is the skeleton's forwarder.`, "");
-    out.push(table(["Worker", "minified KiB", "gzipped KiB"], section.data.rows.map((r) => [r.worker, num(r.uploadKiB), num(r.gzipKiB)])), "", image("bundles.svg"));
-  }
-  return out;
+  return part(results, "bundles", "7. Bundle size",
+    `Each Worker as ${bundlerText(results)} builds it, minified and gzipped: what a cold start has to load.`,
+    (data) => [
+      ...(data.ratewallNote ? [`Note: ${data.ratewallNote}; the ratewall row is the skeleton's forwarder.`, ""] : []),
+      table(["Worker", "minified KiB", "gzipped KiB"], data.rows.map((r) => [r.worker, num(r.uploadKiB), num(r.gzipKiB)])),
+      "",
+      image("bundles.svg"),
+    ]);
 }
