@@ -18,8 +18,6 @@ export interface EchoedRequest {
 export interface DemoOrigin {
   /** `http://127.0.0.1:<port>` */
   url: string;
-  /** Every request received so far, oldest first. */
-  requests: EchoedRequest[];
   close(): Promise<void>;
 }
 
@@ -31,10 +29,8 @@ export interface DemoOrigin {
  * await fetch(`${origin.url}/hello`); // → 200 {"method":"GET","url":"/hello",…}
  */
 export async function startDemoOrigin({ port = 0, host = "127.0.0.1" } = {}): Promise<DemoOrigin> {
-  const requests: EchoedRequest[] = [];
   const server = createServer(async (req, res) => {
-    const echoed = { method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, body: await readBody(req) };
-    requests.push(echoed);
+    const echoed: EchoedRequest = { method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, body: await readBody(req) };
     res.writeHead(200, { "content-type": "application/json", "x-demo-origin": "1" });
     res.end(JSON.stringify(echoed));
   });
@@ -45,7 +41,6 @@ export async function startDemoOrigin({ port = 0, host = "127.0.0.1" } = {}): Pr
   const address = server.address() as { port: number };
   return {
     url: `http://${host}:${address.port}`,
-    requests,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
