@@ -1,11 +1,9 @@
 /**
  * @module The Redis-backed limiter: one script call per decision, whatever the number of rules.
  */
-import { algorithmByName } from "./registry";
 import { parseReply } from "./reply";
 import { runScript } from "./run-script";
 import { compilePlan } from "./plan";
-import { sha1, source } from "./multi-rule/script";
 import type { Limiter, Rule, ScriptRunner } from "./types";
 
 /** What the limiter talks to, and how it names its keys. */
@@ -34,7 +32,7 @@ export interface LimiterDeps {
  * if (!decision.allowed) console.log(`retry in ${decision.retryAfter} s`);
  */
 export function createLimiter(rules: Rule[], { runner, prefix }: LimiterDeps): Limiter {
-  const plan = compilePlan(rules, algorithmByName, { source, sha1 });
+  const plan = compilePlan(rules);
   return {
     rules: plan.rules,
     async limit(request) {

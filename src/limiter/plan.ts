@@ -5,10 +5,9 @@
 import { buildKey } from "../keys/build-key";
 import type { Algorithm, RuleParams } from "./algorithm";
 import type { LimiterScript } from "./assemble-script";
+import * as multiRule from "./multi-rule/script";
+import { algorithmByName } from "./registry";
 import type { LimitRequest, Rule } from "./types";
-
-/** The registry's view needed here; ./index.ts passes the real one (avoids an import cycle). */
-export type AlgorithmLookup = (name: string) => Algorithm | undefined;
 
 /** Rules ready to run: what `limit()` needs per request, computed once. */
 export interface Plan {
@@ -29,15 +28,15 @@ const isCount = (value: unknown): value is number => Number.isSafeInteger(value)
  * Validates `rules` and compiles them. Errors name the rule and quote the bad value.
  *
  * @example
- * const plan = compilePlan(rules, (name) => algorithms[name], multiRuleScript);
+ * const plan = compilePlan(rules);
  */
-export function compilePlan(input: readonly Rule[], lookup: AlgorithmLookup, multiRule: LimiterScript): Plan {
+export function compilePlan(input: readonly Rule[]): Plan {
   const rules = Object.freeze(input.map((rule) => Object.freeze({ ...rule }))); // the caller's later edits change nothing
   if (rules.length === 0) throw new RangeError("a limiter needs at least one rule");
   const names = new Set<string>();
   const algorithms = rules.map((rule, i) => {
     const where = `rules[${i}] (${JSON.stringify(rule.name)})`;
-    const algorithm = lookup(rule.algorithm);
+    const algorithm = algorithmByName(rule.algorithm);
     if (algorithm === undefined) throw new RangeError(`${where}: unknown algorithm ${JSON.stringify(rule.algorithm)}`);
     if (rule.name === "" || names.has(rule.name)) throw new RangeError(`${where}: rule names must be unique and not empty`);
     names.add(rule.name);

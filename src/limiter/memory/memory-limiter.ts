@@ -5,9 +5,7 @@
  */
 import type { RuleCheck } from "../algorithm";
 import { compilePlan } from "../plan";
-import { algorithmByName } from "../registry";
 import { parseReply } from "../reply";
-import { sha1, source } from "../multi-rule/script";
 import type { Limiter, Rule } from "../types";
 import { ModelStore } from "./model-store";
 
@@ -33,7 +31,7 @@ const SWEEP_EVERY = 1_000;
  * const decision = await limiter.limit({ client: "203.0.113.7", scope: "", now: Date.now() });
  */
 export function createMemoryLimiter(rules: Rule[], { prefix = "rate", store = new ModelStore() }: MemoryLimiterOptions = {}): Limiter {
-  const plan = compilePlan(rules, algorithmByName, { source, sha1 });
+  const plan = compilePlan(rules);
   let calls = 0;
   return {
     rules: plan.rules,
