@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { algorithmNames } from "../../src/limiter";
 import { testApp, uniqueIpv4 } from "./helpers";
 
-const algorithms = ["fixed-window", "sliding-log", "sliding-window", "token-bucket"] as const;
-
-describe.each(algorithms)("RATE_LIMIT=3/10s with %s, through the shim and Redis", (algorithm) => {
+describe.each(algorithmNames)("RATE_LIMIT=3/10s with %s, through the shim and Redis", (algorithm) => {
   it("Should allow three requests with their headers, then answer 429 with Retry-After and the same headers", async () => {
     const t = testApp({ RATE_LIMIT: "3/10s", RATE_LIMIT_ALGORITHM: algorithm, RATE_LIMIT_HEADERS: "both" });
     const ip = uniqueIpv4();

@@ -2,9 +2,11 @@
  * @module Small rules per algorithm, shared by the Redis tests: limits low enough that a short
  * trace crosses them, windows that divide {@link T0} so window edges fall on round numbers.
  */
+import { algorithmNames } from "../../../src/limiter/index.ts";
 import type { AlgorithmName, Rule } from "../../../src/limiter/types.ts";
 
-export const ALGORITHMS: AlgorithmName[] = ["fixed-window", "sliding-log", "sliding-window", "token-bucket"];
+/** Every algorithm the registry has (src/limiter/index.test.ts pins the list). */
+export const ALGORITHMS = algorithmNames;
 
 /** One rule of `algorithm`: 4 per second (token-bucket: burst 6). */
 export function smallRule(algorithm: AlgorithmName, overrides: Partial<Rule> = {}): Rule {
