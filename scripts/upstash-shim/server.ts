@@ -42,6 +42,8 @@ export interface ShimListenerOptions {
 }
 
 const ALLOWED_METHODS = new Set(["HEAD", "GET", "POST", "PUT"]);
+/** The `Allow` and `Access-Control-Allow-Methods` value, built once. */
+const ALLOW = [...ALLOWED_METHODS].join(", ");
 /** How much of a refused body is read and dropped before the connection is closed instead. */
 const LINGER_BYTES = 64 * 1024 * 1024;
 
@@ -85,7 +87,7 @@ export function createShimListener(options: ShimListenerOptions): RequestListene
     const method = req.method ?? "GET";
     if (method === "OPTIONS") {
       res.writeHead(204, {
-        "access-control-allow-methods": "HEAD, GET, POST, PUT",
+        "access-control-allow-methods": ALLOW,
         "access-control-allow-headers": "authorization, content-type, upstash-encoding, upstash-sync-token, upstash-response-format",
       });
       return void res.end();
@@ -96,12 +98,10 @@ export function createShimListener(options: ShimListenerOptions): RequestListene
       return send(res, status, body, extra);
     };
     if (!ALLOWED_METHODS.has(method)) {
-      return refuse(405, errorJson(`ERR method ${method} is not allowed`), { allow: "HEAD, GET, POST, PUT" });
+      return refuse(405, errorJson(`ERR method ${method} is not allowed`), { allow: ALLOW });
     }
-    // Prefixing keeps a path such as "//x" a path (new URL would read "x" as a host).
-    const target = `http://shim${req.url ?? "/"}`;
-    if (!URL.canParse(target)) return refuse(400, errorJson("ERR malformed request URL"));
-    const url = new URL(target);
+    const url = requestUrl(req);
+    if (!url) return refuse(400, errorJson("ERR malformed request URL"));
     // §2: the token is checked before the body is read.
     if (!authorized(req, url, tokenDigest)) return refuse(401, errorJson("Unauthorized"));
 
@@ -158,6 +158,16 @@ function routeOf(pathname: string): Route {
     throw new RequestError(404, `ERR endpoint not found: ${pathname}`);
   }
   return { kind: "path-form" };
+}
+
+/** The request's URL, parsed once; `undefined` when it cannot be parsed. */
+function requestUrl(req: IncomingMessage): URL | undefined {
+  try {
+    // Prefixing keeps a path such as "//x" a path (new URL would read "x" as a host).
+    return new URL(`http://shim${req.url ?? "/"}`);
+  } catch {
+    return undefined;
+  }
 }
 
 function decodeSegment(segment: string): string {
