@@ -29,11 +29,12 @@ export interface ForwardOptions {
  * const res = await forwardToOrigin(c.req.raw, { origin: "https://origin.example.com", timeoutMs: 30_000 });
  */
 export async function forwardToOrigin(request: Request, options: ForwardOptions): Promise<Response> {
-  const target = targetUrl(new URL(request.url), options.origin);
+  const url = new URL(request.url);
+  const target = targetUrl(url, options.origin);
   // Without ORIGIN_URL the request's own URL is the origin, which is right on a zone route; on
   // workers.dev that URL is this Worker, and fetching it would only loop back here.
   if (!options.origin && target.hostname.endsWith(".workers.dev")) throw new OriginError("none", target.origin);
-  const headers = forwardedHeaders(request);
+  const headers = forwardedHeaders(request.headers, url);
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs);
   try {
@@ -61,9 +62,9 @@ export function targetUrl(url: URL, origin: string | undefined): URL {
   return target;
 }
 
-function forwardedHeaders(request: Request): Headers {
-  const headers = new Headers(request.headers);
-  const url = new URL(request.url);
+/** `url` is the request's own, parsed once by the caller. */
+function forwardedHeaders(requestHeaders: Headers, url: URL): Headers {
+  const headers = new Headers(requestHeaders);
   // RFC 9110 §7.6.1: a header listed in Connection is hop-by-hop too.
   for (const name of (headers.get("connection") ?? "").split(",")) if (TOKEN.test(name.trim())) headers.delete(name.trim());
   for (const name of [...headers.keys()]) if (INTERNAL_HEADER.test(name)) headers.delete(name);
