@@ -36,7 +36,7 @@ export function policyHeader(rules: readonly Rule[]): string {
  */
 export function rateLimitHeaders(decision: Decision, policy: string, now: number, style: HeaderStyle): HeaderList {
   const headers: HeaderList = [];
-  const deciding = decision.rules.find((outcome) => outcome.rule === decision.rule) ?? decision.rules[0];
+  const deciding = decidingOutcome(decision);
   if (deciding && (style === "draft" || style === "both")) {
     headers.push(["RateLimit-Policy", policy]);
     headers.push(["RateLimit", decision.rules.map((outcome) => `"${outcome.rule}";r=${outcome.remaining};t=${secondsUntil(outcome.resetAt, now)}`).join(", ")]);
@@ -53,8 +53,13 @@ export function rateLimitHeaders(decision: Decision, policy: string, now: number
  */
 export function retryAfterSeconds(decision: Decision, now: number): number {
   if (decision.retryAfter !== undefined) return Math.max(1, Math.ceil(decision.retryAfter));
-  const deciding = decision.rules.find((outcome) => outcome.rule === decision.rule) ?? decision.rules[0];
+  const deciding = decidingOutcome(decision);
   return Math.max(1, deciding ? secondsUntil(deciding.resetAt, now) : 1);
+}
+
+/** The deciding rule's outcome ({@link Decision.rule}), else the first one. */
+function decidingOutcome(decision: Decision): RuleOutcome | undefined {
+  return decision.rules.find((outcome) => outcome.rule === decision.rule) ?? decision.rules[0];
 }
 
 function legacyHeaders(outcome: RuleOutcome): HeaderList {
