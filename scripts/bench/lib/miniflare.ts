@@ -4,7 +4,7 @@
  * bench never goes through it.
  */
 import { dirname } from "node:path";
-import { Miniflare } from "miniflare";
+import { Miniflare, type MiniflareOptions } from "miniflare";
 import type { WorkerBundle } from "./bundle.ts";
 
 /** A Worker being served. */
@@ -16,12 +16,17 @@ export interface ServedWorker {
 
 /**
  * Starts one Miniflare instance (its own workerd process) for `bundle` with `bindings`.
+ * `handleRuntimeStdio` receives the Worker's stdout and stderr (by default they go to ours).
  *
  * @example
  * const worker = await serveWorker(bundle, { ORIGIN_URL: origin.url });
  * try { await fetch(worker.url); } finally { await worker.dispose(); }
  */
-export async function serveWorker(bundle: WorkerBundle, bindings: Record<string, string>): Promise<ServedWorker> {
+export async function serveWorker(
+  bundle: WorkerBundle,
+  bindings: Record<string, string>,
+  handleRuntimeStdio?: MiniflareOptions["handleRuntimeStdio"],
+): Promise<ServedWorker> {
   const mf = new Miniflare({
     scriptPath: bundle.scriptPath,
     // workerd refuses module paths that climb out of its root with "..".
@@ -32,6 +37,7 @@ export async function serveWorker(bundle: WorkerBundle, bindings: Record<string,
     bindings,
     host: "127.0.0.1",
     port: 0,
+    ...(handleRuntimeStdio ? { handleRuntimeStdio } : {}),
   });
   try {
     const url = await mf.ready;

@@ -8,7 +8,7 @@ import { connect } from "node:net";
 import { fileURLToPath } from "node:url";
 import { stopChild } from "../../../scripts/local/redis-server.ts";
 
-export const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
+const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 
 /** The shim started through its CLI (`scripts/upstash-shim/cli.ts`), in a child process. */
 export interface ShimProcess {
