@@ -16,13 +16,7 @@ import { RequestError, type Arg, type Command } from "./protocol.ts";
  */
 export function pathFormCommand(url: URL, body: Buffer): Command {
   const segments = url.pathname.split("/").slice(1);
-  const decoded = segments.map((segment) => {
-    try {
-      return decodeURIComponent(segment);
-    } catch {
-      throw new RequestError(400, `ERR failed to parse command: bad percent-encoding in path segment "${segment}"`);
-    }
-  });
+  const decoded = segments.map((segment) => decodeSegment(segment, "ERR failed to parse command:"));
   const [name, ...args] = decoded as [string, ...Arg[]];
   if (!name) throw new RequestError(400, "ERR empty command");
   if (body.length > 0) args.push(body);
@@ -32,4 +26,18 @@ export function pathFormCommand(url: URL, body: Buffer): Command {
     if (value !== "") args.push(value);
   }
   return { name: name.toUpperCase(), args };
+}
+
+/**
+ * Percent-decodes one path segment (§1); a bad escape is a 400 whose message starts with `context`.
+ *
+ * @example
+ * decodeSegment("caf%C3%A9"); // → "café"
+ */
+export function decodeSegment(segment: string, context = "ERR"): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new RequestError(400, `${context} bad percent-encoding in path segment "${segment}"`);
+  }
 }

@@ -5,7 +5,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { Executor } from "./execute.ts";
-import { pathFormCommand } from "./path-form.ts";
+import { decodeSegment, pathFormCommand } from "./path-form.ts";
 import { entryJson, errorJson, parseCommandBody, parsePipelineBody, RequestError } from "./protocol.ts";
 import { RedisUnavailableError } from "./redis.ts";
 import { serveSubscription, type SubscriberFactory } from "./sse.ts";
@@ -148,7 +148,7 @@ function routeOf(pathname: string): Route {
   if (pathname === "/multi-exec") return { kind: "multi-exec" };
   const [first = "", ...rest] = pathname.slice(1).split("/");
   if (first === "subscribe" || first === "psubscribe") {
-    const channels = rest.map(decodeSegment);
+    const channels = rest.map((segment) => decodeSegment(segment));
     if (channels.length === 0 || channels.some((channel) => channel === "")) {
       throw new RequestError(404, `ERR ${first} needs at least one non-empty channel: /${first}/<channel>`);
     }
@@ -167,14 +167,6 @@ function requestUrl(req: IncomingMessage): URL | undefined {
     return new URL(`http://shim${req.url ?? "/"}`);
   } catch {
     return undefined;
-  }
-}
-
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new RequestError(400, `ERR bad percent-encoding in path segment "${segment}"`);
   }
 }
 
