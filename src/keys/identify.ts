@@ -22,6 +22,10 @@ export const MAX_KEY_LENGTH = 256;
 /** The one bucket for clients without a usable address. */
 export const UNKNOWN_CLIENT = "unknown";
 
+const ENCODER = new TextEncoder();
+/** Each byte's two hex digits, built once per isolate. */
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+
 /** How the client is identified. */
 export interface IdentifyOptions {
   key: KeySource;
@@ -60,17 +64,20 @@ function identifyIp(headers: Headers, { ipv6Subnet, trustedProxies }: IdentifyOp
     if (hops.length > 0 && hops[hops.length - 1] === headers.get("cf-connecting-ip")?.trim()) hops.pop();
     const seen = hops[hops.length - trustedProxies];
     if (seen === undefined) return { client: UNKNOWN_CLIENT, warning: "missing-forwarded-for" };
-    const client = clientIp(seen, ipv6Subnet);
-    return client ? { client } : { client: UNKNOWN_CLIENT, warning: "invalid-ip" };
+    return fromAddress(seen, ipv6Subnet);
   }
   const header = headers.get("cf-connecting-ip");
   if (!header) return { client: UNKNOWN_CLIENT, warning: "missing-ip" };
-  const client = clientIp(header, ipv6Subnet);
+  return fromAddress(header, ipv6Subnet);
+}
+
+function fromAddress(text: string, ipv6Subnet: number): Identity {
+  const client = clientIp(text, ipv6Subnet);
   return client ? { client } : { client: UNKNOWN_CLIENT, warning: "invalid-ip" };
 }
 
 /** SHA-256 (Web Crypto), first 128 bits in hex: collision-free in practice, half the key size. */
 async function sha256Hex(value: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value));
-  return [...new Uint8Array(digest).slice(0, 16)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+  const digest = await crypto.subtle.digest("SHA-256", ENCODER.encode(value));
+  return Array.from(new Uint8Array(digest, 0, 16), (byte) => HEX[byte]).join("");
 }
