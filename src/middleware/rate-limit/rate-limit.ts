@@ -77,7 +77,7 @@ export function rateLimit(options: RateLimitOptions = {}): MiddlewareHandler<{ V
     if (!route.limiter) return next();
 
     const now = clock();
-    const identity = await identify(c.req.raw.headers, { key: route.settings.key, ipv6Subnet: settings.ipv6Subnet, trustedProxies: settings.trustedProxies });
+    const identity = await identify(c.req.raw.headers, route.identify);
     if (identity.warning && !runtime.warned.has(identity.warning)) {
       runtime.warned.add(identity.warning);
       log({ level: "warn", event: "client-fallback", reason: identity.warning, client: identity.client, route: route.settings.pattern });
@@ -97,7 +97,8 @@ export function rateLimit(options: RateLimitOptions = {}): MiddlewareHandler<{ V
     c.set("rateLimit", { route: route.settings, decision });
     // In shadow a refused request still passes: RateLimit says so, but Retry-After (RFC 9110
     // §10.2.3) belongs to answers that ask the client to wait, and this one does not.
-    const headers = rateLimitHeaders(decision, route.policy, now, settings.headers).filter(([name]) => enforce || name !== "Retry-After");
+    const all = rateLimitHeaders(decision, route.policy, now, settings.headers);
+    const headers = enforce ? all : all.filter(([name]) => name !== "Retry-After");
     if (!decision.allowed) {
       if (enforce) {
         const detail = `Rate limit "${decision.rule}" exceeded; retry after ${retryAfterSeconds(decision, now)} s.`;

@@ -7,6 +7,7 @@ import { createBlockCache, type BlockCache } from "../../block-cache";
 import type { RouteSettings, Settings } from "../../config/types";
 import { ConfigError } from "../../errors";
 import { policyHeader } from "../../headers/rate-limit-headers";
+import type { IdentifyOptions } from "../../keys/identify";
 import type { Limiter, Rule, ScriptRunner } from "../../limiter/types";
 import { compileRoutes, type RouteMatcher } from "../../routing/match";
 
@@ -17,6 +18,8 @@ export interface CompiledRoute {
   limiter?: Limiter;
   /** The route's `RateLimit-Policy` value. */
   policy: string;
+  /** How the route's clients are identified: its key source with the isolate's IP settings. */
+  identify: IdentifyOptions;
 }
 
 /** The per-settings state of the middleware. */
@@ -41,10 +44,11 @@ export type LimiterFactory = (rules: Rule[], deps: { runner: ScriptRunner; prefi
  */
 export function buildRuntime(settings: Settings, deps: { runner: ScriptRunner; createLimiter: LimiterFactory; blockCacheSize: number }): Runtime {
   const compile = (route: RouteSettings, source: string): CompiledRoute => {
-    if (route.unlimited) return { settings: route, policy: "" };
+    const identify = { key: route.key, ipv6Subnet: settings.ipv6Subnet, trustedProxies: settings.trustedProxies };
+    if (route.unlimited) return { settings: route, policy: "", identify };
     try {
       const limiter = deps.createLimiter(route.rules, { runner: deps.runner, prefix: settings.keyPrefix });
-      return { settings: route, limiter, policy: policyHeader(route.rules) };
+      return { settings: route, limiter, policy: policyHeader(route.rules), identify };
     } catch (error) {
       throw new ConfigError(source, "", (error as Error).message);
     }
