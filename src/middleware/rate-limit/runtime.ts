@@ -1,7 +1,7 @@
 /**
  * @module Everything the middleware builds once per settings (design.md: "everything that can be
- * done once per isolate is done once"): the route matcher, one limiter and one `RateLimit-Policy`
- * string per route, the block cache, the Redis runner.
+ * done once per isolate is done once"): the route matcher; per route one limiter, one
+ * `RateLimit-Policy` string and the client-identification options; the block cache, the Redis runner.
  */
 import { createBlockCache, type BlockCache } from "../../block-cache";
 import type { RouteSettings, Settings } from "../../config/types";
