@@ -47,10 +47,10 @@ export async function measureMemory(ctx: BenchContext): Promise<Outcome<MemoryDa
     const measure = async (contender: MemoryRow["contender"], algorithm: AlgorithmName, limit: number, pattern: string, decide: Decide) => {
       ctx.progress.step(`memory: ${contender} ${algorithm} at limit ${limit}`);
       await decide(1);
-      const bytesAfterOne = await usage(redis, pattern);
+      const afterOne = await footprint(redis, pattern);
       await decide(limit - 1);
-      const keys = await scan(redis, pattern);
-      rows.push({ contender, algorithm, limit, bytesAfterOne: bytesAfterOne.bytes, bytesAtLimit: (await usage(redis, pattern)).bytes, keys: keys.length });
+      const atLimit = await footprint(redis, pattern);
+      rows.push({ contender, algorithm, limit, bytesAfterOne: afterOne.bytes, bytesAtLimit: atLimit.bytes, keys: atLimit.keys });
     };
     const { createLimiter, createRedisRunner } = ctx.modules;
     for (const limit of ctx.profile.memory.limits) {
@@ -96,10 +96,12 @@ async function scan(redis: Redis, pattern: string): Promise<string[]> {
   return keys;
 }
 
-async function usage(redis: Redis, pattern: string): Promise<{ bytes: number }> {
+/** The keys matching `pattern`: how many, and their `MEMORY USAGE` summed. */
+async function footprint(redis: Redis, pattern: string): Promise<{ bytes: number; keys: number }> {
+  const keys = await scan(redis, pattern);
   let bytes = 0;
-  for (const key of await scan(redis, pattern)) bytes += Number(await redis.call("MEMORY", "USAGE", key, "SAMPLES", "0"));
-  return { bytes };
+  for (const key of keys) bytes += Number(await redis.call("MEMORY", "USAGE", key, "SAMPLES", "0"));
+  return { bytes, keys: keys.length };
 }
 
 /** Runs `task` `count` times with at most `concurrency` in flight. */
