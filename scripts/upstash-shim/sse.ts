@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Redis } from "ioredis";
-import { errorJson } from "./protocol.ts";
+import { RedisUnavailableError } from "./redis.ts";
 import type { ShimStats } from "./server.ts";
 
 /** Opens a new Redis connection for one subscriber. */
@@ -25,7 +25,7 @@ export interface Subscription {
  * Subscribes, flushes the SSE headers at once (the client counts itself subscribed on the status),
  * then streams `data: subscribe,<ch>,<n>` and `data: message,<ch>,<msg>` (or `psubscribe` /
  * `pmessage,<pattern>,<ch>,<msg>`) frames until the client goes away. Messages are raw, never
- * base64 (§11.7).
+ * base64 (§11.7). Throws {@link RedisUnavailableError} when Redis refuses the subscription.
  *
  * @example
  * await serveSubscription(req, res, { pattern: false, channels: ["chat"], subscriber, stats });
@@ -50,10 +50,7 @@ export async function serveSubscription(req: IncomingMessage, res: ServerRespons
     else await redis.subscribe(...sub.channels);
   } catch (error) {
     redis.disconnect();
-    const body = errorJson(`ERR Redis is unreachable: ${error instanceof Error ? error.message : String(error)}`);
-    sub.stats.bytesOut += Buffer.byteLength(body);
-    res.writeHead(503, { "content-type": "application/json" }).end(body);
-    return;
+    throw new RedisUnavailableError(error); // The HTTP layer answers it with 503, as for any command.
   }
   if (closed) return;
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
