@@ -10,7 +10,7 @@ import { ConfigError, OriginError } from "./errors";
 import { consoleLogger } from "./middleware/rate-limit/log";
 import { rateLimit, type RateLimitOptions, type RateLimitState } from "./middleware/rate-limit";
 import { forwardToOrigin } from "./proxy/forward";
-import { readSettings, settingsFor } from "./settings";
+import { settingsFor } from "./settings";
 
 /** The Worker's Hono environment. */
 export interface AppEnv {
@@ -35,7 +35,8 @@ export interface AppDeps extends Omit<RateLimitOptions, "fetch"> {
  */
 export function createApp(deps: AppDeps = {}): Hono<AppEnv> {
   const { redisFetch, originFetch, ...options } = deps;
-  const fixed = deps.vars ? readSettings(deps.vars) : undefined;
+  // The same vars object as the middleware's: settingsFor parses it once for both.
+  const fixed = deps.vars ? settingsFor(deps.vars) : undefined;
   const log = deps.log ?? consoleLogger;
   const app = new Hono<AppEnv>();
 

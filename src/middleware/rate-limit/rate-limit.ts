@@ -13,7 +13,7 @@ import { identify } from "../../keys/identify";
 import { createLimiter } from "../../limiter";
 import type { Decision, ScriptRunner } from "../../limiter/types";
 import { createRedisRunner } from "../../redis/client";
-import { readSettings, settingsFor, type Settings, type Vars } from "../../settings";
+import { settingsFor, type Settings, type Vars } from "../../settings";
 import { problemResponse } from "../../answers";
 import { consoleLogger, describeFailure, type Logger, redact } from "./log";
 import { buildRuntime, type CompiledRoute, type LimiterFactory, type Runtime } from "./runtime";
@@ -67,7 +67,7 @@ export function rateLimit(options: RateLimitOptions = {}): MiddlewareHandler<{ V
     return runtime;
   };
   // Given vars are validated now, so a bad config fails at startup rather than on a request.
-  const fixed = options.vars ? runtimeFor(readSettings(options.vars)) : undefined;
+  const fixed = options.vars ? runtimeFor(settingsFor(options.vars)) : undefined;
 
   return async function rateLimit(c, next) {
     const runtime = fixed ?? runtimeFor(settingsFor((c.env as object | undefined) ?? NO_ENV));
