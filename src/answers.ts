@@ -14,6 +14,9 @@ const TITLES = {
   504: "Gateway Timeout",
 } as const;
 
+const ZERO_QUALITY = /^q=0(\.0*)?$/;
+const JSON_TYPE = /^[a-z*]+\/([a-z0-9.!#$&^_-]+\+)?json$/;
+
 /** The statuses ratewall answers with itself. */
 export type OwnStatus = keyof typeof TITLES;
 
@@ -25,8 +28,8 @@ export function acceptsJson(accept: string | undefined): boolean {
   if (!accept) return false;
   return accept.split(",").some((range) => {
     const [type = "", ...params] = range.split(";").map((part) => part.trim().toLowerCase());
-    const refused = params.some((param) => /^q=0(\.0*)?$/.test(param));
-    return !refused && /^[a-z*]+\/([a-z0-9.!#$&^_-]+\+)?json$/.test(type);
+    const refused = params.some((param) => ZERO_QUALITY.test(param));
+    return !refused && JSON_TYPE.test(type);
   });
 }
 

@@ -5,6 +5,10 @@
  * `EXAMPLE.com.:443` all normalize to what they mean.
  */
 
+const TRAILING_DOTS = /\.+$/;
+const BACKSLASHES = /\\/g;
+const ESCAPE = /%[0-9a-f]{2}/gi;
+
 /** What a route pattern is matched against. */
 export interface MatchTarget {
   scheme: "http" | "https";
@@ -24,7 +28,7 @@ export interface MatchTarget {
 export function normalizeForMatch(url: URL): MatchTarget {
   return {
     scheme: url.protocol === "http:" ? "http" : "https",
-    host: url.hostname.toLowerCase().replace(/\.+$/, ""),
+    host: url.hostname.toLowerCase().replace(TRAILING_DOTS, ""),
     path: normalizePath(url.pathname),
   };
 }
@@ -32,7 +36,7 @@ export function normalizeForMatch(url: URL): MatchTarget {
 function normalizePath(pathname: string): string {
   // Decoding once matches what origins do; %2F and %5C then become separators, as many servers
   // (and every path-joining framework) end up treating them.
-  const decoded = safeDecode(pathname).replace(/\\/g, "/").toLowerCase();
+  const decoded = safeDecode(pathname).replace(BACKSLASHES, "/").toLowerCase();
   const segments: string[] = [];
   for (const segment of decoded.split("/").slice(1)) {
     if (segment === "" || segment === ".") continue;
@@ -49,7 +53,7 @@ function safeDecode(text: string): string {
     return decodeURIComponent(text);
   } catch {
     // A malformed escape (`%zz`) stays as written; every valid one is decoded.
-    return text.replace(/%[0-9a-f]{2}/gi, (escape) => {
+    return text.replace(ESCAPE, (escape) => {
       try {
         return decodeURIComponent(escape);
       } catch {
