@@ -66,7 +66,7 @@ export async function runBench(options: RunOptions): Promise<BenchResults> {
         accuracyLimit: options.profile.accuracy.limit,
       };
       workers = createWorkerPool(bundles, upstream, keyPrefix);
-      const ratewallMissing = await checkRatewall(workers, stack.rest.kind);
+      const ratewallMissing = await checkRatewall(workers);
       const ctx: BenchContext = { profile: options.profile, stack, modules, bundles, upstream, ratewallMissing, keyPrefix, progress, load, workers };
       const guard = async <T>(run: () => Promise<Outcome<T>> | Outcome<T>): Promise<Outcome<T>> => {
         try {
@@ -94,7 +94,6 @@ export async function runBench(options: RunOptions): Promise<BenchResults> {
           durationSeconds: Math.round((performance.now() - started) / 100) / 10,
           machine,
           versions: await collectVersions(),
-          restEndpoint: stack.rest.kind,
           missing,
         },
         sections,
@@ -113,8 +112,7 @@ export async function runBench(options: RunOptions): Promise<BenchResults> {
   }
 }
 
-async function checkRatewall(workers: WorkerPool, rest: string): Promise<string | undefined> {
-  if (rest !== "shim") return "the shim has not landed, so ratewall's Worker has no Redis to talk to";
+async function checkRatewall(workers: WorkerPool): Promise<string | undefined> {
   try {
     return await probeRatewall(await workers.get("ratewall"));
   } catch (error) {

@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url";
 import type { Limiter, Rule, ScriptRunner } from "../../../src/limiter/types.ts";
 import { fromRoot } from "./paths.ts";
 
-/** Request counters kept by the shim (and by the stand-in endpoint). */
+/** Request counters kept by the shim. */
 export interface RestStats {
   requests: number;
   bytesIn: number;

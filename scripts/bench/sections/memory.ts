@@ -8,7 +8,7 @@ import { Ratelimit } from "@upstash/ratelimit";
 import { Redis as UpstashRedis } from "@upstash/redis";
 import { Redis } from "ioredis";
 import type { AlgorithmName } from "../../../src/limiter/types.ts";
-import { type BenchContext, measured, type Outcome, skipped } from "../lib/context.ts";
+import { type BenchContext, measured, type Outcome } from "../lib/context.ts";
 import { algorithms, peerAlgorithms } from "../lib/scenarios.ts";
 
 /** One client's footprint. */
@@ -40,7 +40,6 @@ const windowMs = 3_600_000;
  * const outcome = await measureMemory(ctx);
  */
 export async function measureMemory(ctx: BenchContext): Promise<Outcome<MemoryData>> {
-  if (ctx.stack.rest.kind !== "shim") return skipped("needs the Upstash REST shim");
   const redis = new Redis(ctx.stack.redis.url);
   const rows: MemoryRow[] = [];
   try {

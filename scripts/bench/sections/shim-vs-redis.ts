@@ -9,7 +9,7 @@ import { Agent, request } from "node:http";
 import { Redis } from "ioredis";
 import { captureScriptCall, type ScriptCall } from "../lib/capture-script.ts";
 import { closedLoop, type LoopResult } from "../lib/closed-loop.ts";
-import { type BenchContext, measured, type Outcome, skipped } from "../lib/context.ts";
+import { type BenchContext, measured, type Outcome } from "../lib/context.ts";
 import { interleave } from "../lib/interleave.ts";
 import { unreachable } from "../lib/scenarios.ts";
 import { spawnShim } from "../lib/spawn-shim.ts";
@@ -48,7 +48,6 @@ return { count <= tonumber(ARGV[1]) and 1 or 0, count }`;
  * const outcome = await measureShimVsRedis(ctx);
  */
 export async function measureShimVsRedis(ctx: BenchContext): Promise<Outcome<ShimVsRedisData>> {
-  if (ctx.stack.rest.kind !== "shim") return skipped("needs the Upstash REST shim");
   const { call, label } = await decisionCall(ctx);
   const shim = await spawnShim(ctx.stack.redis.url, ctx.upstream.token);
   const direct = new Redis(ctx.stack.redis.url, { lazyConnect: true });

@@ -3,7 +3,7 @@
  * by side on one stack and are loaded in interleaved rounds at each concurrency level, with one
  * and with two rules per route. Ratios are taken round by round (stats.ts), then the median.
  */
-import { type BenchContext, measured, type Outcome, skipped } from "../lib/context.ts";
+import { type BenchContext, measured, type Outcome } from "../lib/context.ts";
 import type { WorkerKind } from "../lib/fleet.ts";
 import { interleave } from "../lib/interleave.ts";
 import type { LoadResult } from "../lib/load.ts";
@@ -67,11 +67,9 @@ const routes: Record<Contender, [WorkerKind, string]> = {
  * const outcome = await measureThroughput(ctx);
  */
 export async function measureThroughput(ctx: BenchContext): Promise<Outcome<ThroughputData>> {
-  const withPeer = ctx.stack.rest.kind === "shim";
   const contenders: Contender[] = ["pass-through", "floor"];
   if (!ctx.ratewallMissing) contenders.push("ratewall-1", "ratewall-2");
-  if (withPeer) contenders.push("peer-1", "peer-2");
-  if (contenders.length < 3) return skipped("needs ratewall's Worker or the shim (for the peer)");
+  contenders.push("peer-1", "peer-2");
   const kinds = [...new Set(contenders.map((c) => routes[c][0]))];
   const { concurrency, rounds, seconds } = ctx.profile.throughput;
   const rows: ThroughputRow[] = [];
