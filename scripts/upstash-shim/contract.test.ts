@@ -1,10 +1,11 @@
 // The shim's judge is the official client, unchanged (design.md): @upstash/redis 1.39.0 with its
 // defaults (base64 responses, auto-pipelining, read-your-writes) and @upstash/ratelimit 2.2.0.
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { startShim, type Shim } from "./index.ts";
+import { sha1 } from "./scripts.ts";
 
 const TOKEN = randomUUID();
 let shim: Shim;
@@ -16,7 +17,6 @@ beforeAll(async () => {
 afterAll(() => shim.close());
 
 const key = (name: string) => `contract:${name}:${randomUUID()}`;
-const sha1 = (text: string) => createHash("sha1").update(text).digest("hex");
 
 describe("@upstash/redis through the shim: data types", () => {
   it("sets and gets strings, numbers, booleans and objects", async () => {
