@@ -50,6 +50,7 @@ export async function startShim(options: ShimOptions): Promise<Shim> {
   const redis = connectRedis(options.redisUrl);
   const stats = createStats();
   const faults: ShimFaults = {};
+  const clearFaults = () => Object.assign(faults, { delayMs: undefined, status: undefined });
   const server = createServer(
     { keepAliveTimeout: 60_000 },
     createShimListener({ token: options.token, executor: createExecutor(redis), subscriber: redis.subscriber, maxBodyBytes, stats, faults }),
@@ -70,8 +71,8 @@ export async function startShim(options: ShimOptions): Promise<Shim> {
     url: `http://${host.includes(":") ? `[${host}]` : host}:${actualPort}`,
     stats,
     faults: {
-      set: (next) => Object.assign(faults, { delayMs: undefined, status: undefined }, next),
-      clear: () => Object.assign(faults, { delayMs: undefined, status: undefined }),
+      set: (next) => Object.assign(clearFaults(), next),
+      clear: clearFaults,
     },
     close: () =>
       (closed ??= new Promise<void>((resolve) => {
