@@ -24,7 +24,7 @@ export type OwnStatus = keyof typeof TITLES;
  * Whether an `Accept` header asks for JSON (`application/json`, `application/problem+json`,
  * any `+json`), ignoring ranges with `q=0`. `*\/*` is not a request for JSON.
  */
-export function acceptsJson(accept: string | undefined): boolean {
+function acceptsJson(accept: string | undefined): boolean {
   if (!accept) return false;
   return accept.split(",").some((range) => {
     const [type = "", ...params] = range.split(";").map((part) => part.trim().toLowerCase());

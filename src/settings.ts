@@ -7,7 +7,7 @@ import { parseRoutes } from "./config/routes";
 import { ConfigError } from "./errors";
 import { fail, readChoice, readInteger, readString, readUrl, type At } from "./config/read";
 import { ALGORITHMS, parseRule } from "./config/rule";
-import type { HeaderStyle, Mode, RouteSettings, Settings } from "./config/types";
+import type { HeaderStyle, Mode, Settings } from "./config/types";
 
 export type { HeaderStyle, KeySource, Mode, RouteSettings, Settings } from "./config/types";
 

@@ -65,7 +65,7 @@ function parseRoute(value: unknown, at: At, defaults: RouteDefaults): RouteSetti
 }
 
 /** `"10/1s"`, or a list of rules; a lone rule is named `default`, several get distinct names. */
-export function parseRules(value: unknown, at: At, algorithm: AlgorithmName): Rule[] {
+function parseRules(value: unknown, at: At, algorithm: AlgorithmName): Rule[] {
   if (!Array.isArray(value)) return [parseRule(value, at, algorithm, "default")];
   if (value.length === 0) fail(at, 'expected at least one rule (or set "unlimited": true)');
   const rules = value.map((item, index) =>

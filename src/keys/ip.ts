@@ -25,7 +25,7 @@ export function clientIp(text: string, ipv6Subnet: number): string | undefined {
 }
 
 /** Eight 16-bit groups, or `undefined`. A zone id (`fe80::1%eth0`) is dropped: it is local. */
-export function parseIpv6(text: string): number[] | undefined {
+function parseIpv6(text: string): number[] | undefined {
   let address = text.replace(/^\[|\]$/g, "");
   const zone = address.indexOf("%");
   if (zone >= 0) address = address.slice(0, zone);
@@ -67,7 +67,7 @@ function maskGroups(groups: number[], prefix: number): number[] {
 }
 
 /** RFC 5952 §4: lowercase, no leading zeros, the longest run (≥ 2) of zero groups as `::`. */
-export function formatIpv6(groups: number[]): string {
+function formatIpv6(groups: number[]): string {
   let bestStart = -1;
   let bestLength = 1;
   for (let start = 0; start < 8; start++) {

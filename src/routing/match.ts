@@ -34,7 +34,7 @@ export function compileRoutes<T extends { pattern: string }>(routes: readonly T[
 }
 
 /** Whether a compiled pattern matches a normalized target. */
-export function matches(pattern: Pattern, target: MatchTarget): boolean {
+function matches(pattern: Pattern, target: MatchTarget): boolean {
   if (pattern.scheme && pattern.scheme !== target.scheme) return false;
   const hostOk = pattern.hostKind === "exact" ? target.host === pattern.host : target.host.endsWith(pattern.host);
   if (!hostOk) return false;
