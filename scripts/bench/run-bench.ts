@@ -13,7 +13,6 @@ import { createLoadPool } from "./lib/load.ts";
 import { collectVersions, describeMachine } from "./lib/machine.ts";
 import type { Profile } from "./lib/profile.ts";
 import { createProgress } from "./lib/progress.ts";
-import { loadProjectModules } from "./lib/project-modules.ts";
 import type { BenchResults } from "./lib/results.ts";
 import { startStack } from "./lib/stack.ts";
 import { createWorkerPool, type WorkerPool } from "./lib/worker-pool.ts";
@@ -50,11 +49,10 @@ export async function runBench(options: RunOptions): Promise<BenchResults> {
   const progress = createProgress(options.quiet);
   const workDir = await mkdtemp(join(tmpdir(), "ratewall-bench-"));
   try {
-    const modules = await loadProjectModules();
     progress.step(`bundling the four Workers with ${options.profile.bundler}`);
     const bundles = await buildBundles(join(workDir, "bundles"), options.profile.bundler);
     progress.step("starting redis-server, the shim and the origin");
-    const stack = await startStack(modules);
+    const stack = await startStack();
     const load = createLoadPool();
     let workers: WorkerPool | undefined;
     try {
@@ -67,7 +65,7 @@ export async function runBench(options: RunOptions): Promise<BenchResults> {
       };
       workers = createWorkerPool(bundles, upstream, keyPrefix);
       const ratewallMissing = await checkRatewall(workers);
-      const ctx: BenchContext = { profile: options.profile, stack, modules, bundles, upstream, ratewallMissing, keyPrefix, progress, load, workers };
+      const ctx: BenchContext = { profile: options.profile, stack, bundles, upstream, ratewallMissing, keyPrefix, progress, load, workers };
       const guard = async <T>(run: () => Promise<Outcome<T>> | Outcome<T>): Promise<Outcome<T>> => {
         try {
           return await run();
@@ -84,8 +82,7 @@ export async function runBench(options: RunOptions): Promise<BenchResults> {
         edgeBurst: await guard(() => measureEdgeBurst(ctx)),
         memory: await guard(() => measureMemory(ctx)),
       };
-      const missing: Record<string, string> = { ...modules.missing };
-      if (ratewallMissing) missing.worker = ratewallMissing;
+      const missing: Record<string, string> = ratewallMissing ? { worker: ratewallMissing } : {};
       const results: BenchResults = {
         meta: {
           date,

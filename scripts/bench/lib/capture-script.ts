@@ -3,8 +3,8 @@
  * decision, by handing `createLimiter` a runner that records instead of calling Redis. The bench
  * then replays that call, so it measures ratewall's real script without knowing its file layout.
  */
+import { createLimiter } from "../../../src/limiter/index.ts";
 import type { Rule, ScriptRunner } from "../../../src/limiter/types.ts";
-import type { ProjectModules } from "./project-modules.ts";
 
 /** One script call, as ratewall would send it. */
 export interface ScriptCall {
@@ -18,10 +18,9 @@ export interface ScriptCall {
  * EVALSHA with NOSCRIPT to obtain the script text).
  *
  * @example
- * const call = await captureScriptCall(modules.createLimiter, [rule], { client: "c1", scope: "", now });
+ * const call = await captureScriptCall([rule], { client: "c1", scope: "", now }, "bench");
  */
 export async function captureScriptCall(
-  createLimiter: NonNullable<ProjectModules["createLimiter"]>,
   rules: Rule[],
   request: { client: string; scope: string; now: number },
   prefix: string,

@@ -1,12 +1,11 @@
 /**
  * @module What every section receives, and the shape of a section's outcome: measured data, or
- * skipped with the reason (a part of ratewall that has not landed, for example).
+ * skipped with the reason (a section that threw, for example).
  */
 import type { Bundles, Upstream } from "./fleet.ts";
 import type { LoadPool } from "./load.ts";
 import type { Profile } from "./profile.ts";
 import type { Progress } from "./progress.ts";
-import type { ProjectModules } from "./project-modules.ts";
 import type { Stack } from "./stack.ts";
 import type { WorkerPool } from "./worker-pool.ts";
 
@@ -14,7 +13,6 @@ import type { WorkerPool } from "./worker-pool.ts";
 export interface BenchContext {
   profile: Profile;
   stack: Stack;
-  modules: ProjectModules;
   bundles: Bundles;
   /** The stack as the Workers see it. */
   upstream: Upstream;

@@ -4,15 +4,15 @@
  */
 import { randomBytes } from "node:crypto";
 import { startRedisServer, type RedisServer } from "../../local/redis-server.ts";
+import { startShim, type Shim } from "../../upstash-shim/index.ts";
 import { startBenchOrigin, type BenchOrigin } from "./origin.ts";
-import type { ProjectModules, RestStats } from "./project-modules.ts";
 
 /** The REST endpoint the Workers and clients talk to. */
 export interface RestEndpoint {
   url: string;
   token: string;
-  /** Undefined when the shim does not count (then round trips cannot be measured). */
-  stats?: RestStats;
+  /** The shim's request and byte counters. */
+  stats: Shim["stats"];
 }
 
 /** Redis, REST endpoint and origin, running. */
@@ -27,10 +27,10 @@ export interface Stack {
  * Starts the stack; on failure, stops whatever had started.
  *
  * @example
- * const stack = await startStack(modules);
+ * const stack = await startStack();
  * try { … } finally { await stack.close(); }
  */
-export async function startStack(modules: ProjectModules): Promise<Stack> {
+export async function startStack(): Promise<Stack> {
   const token = randomBytes(16).toString("hex");
   const closers: Array<() => Promise<void>> = [];
   const close = async () => {
@@ -39,14 +39,11 @@ export async function startStack(modules: ProjectModules): Promise<Stack> {
   try {
     const redis = await startRedisServer();
     closers.push(() => redis.stop());
-    if (!modules.startShim) throw new Error(`the bench needs the Upstash REST shim: ${modules.missing.startShim}`);
-    const shim = await modules.startShim({ redisUrl: redis.url, token, port: 0 });
+    const shim = await startShim({ redisUrl: redis.url, token, port: 0 });
     closers.push(() => shim.close());
     const origin = await startBenchOrigin();
     closers.push(() => origin.close());
-    const rest: RestEndpoint = { url: shim.url, token };
-    if (shim.stats) rest.stats = shim.stats;
-    return { redis, rest, origin, close };
+    return { redis, rest: { url: shim.url, token, stats: shim.stats }, origin, close };
   } catch (error) {
     await close();
     throw error;

@@ -5,8 +5,10 @@
  * algorithm. The fixed window shows the seed article's flaw: up to twice the limit within one
  * window's length, around an edge.
  */
+import { createLimiter } from "../../../src/limiter/index.ts";
 import type { AlgorithmName } from "../../../src/limiter/types.ts";
-import { type BenchContext, measured, type Outcome, skipped } from "../lib/context.ts";
+import { createRedisRunner } from "../../../src/redis/client.ts";
+import { type BenchContext, measured, type Outcome } from "../lib/context.ts";
 import { algorithms } from "../lib/scenarios.ts";
 
 /** Admitted requests in one 100 ms bucket. */
@@ -45,8 +47,6 @@ export interface EdgeBurstData {
  * const outcome = await measureEdgeBurst(ctx);
  */
 export async function measureEdgeBurst(ctx: BenchContext): Promise<Outcome<EdgeBurstData>> {
-  const { createLimiter, createRedisRunner } = ctx.modules;
-  if (!createLimiter || !createRedisRunner) return skipped("needs ratewall's limiter and Redis runner");
   const { limit, windowMs, ratePerSecond, durationMs } = ctx.profile.edgeBurst;
   const runner = createRedisRunner({ url: ctx.stack.rest.url, token: ctx.upstream.token, timeoutMs: 5000 });
   // Start half-way through a window, near real time so that TTLs set from `now` stay sensible.

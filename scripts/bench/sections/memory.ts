@@ -7,7 +7,9 @@
 import { Ratelimit } from "@upstash/ratelimit";
 import { Redis as UpstashRedis } from "@upstash/redis";
 import { Redis } from "ioredis";
+import { createLimiter } from "../../../src/limiter/index.ts";
 import type { AlgorithmName } from "../../../src/limiter/types.ts";
+import { createRedisRunner } from "../../../src/redis/client.ts";
 import { type BenchContext, measured, type Outcome } from "../lib/context.ts";
 import { algorithms, peerAlgorithms } from "../lib/scenarios.ts";
 
@@ -51,19 +53,16 @@ export async function measureMemory(ctx: BenchContext): Promise<Outcome<MemoryDa
       const atLimit = await footprint(redis, pattern);
       rows.push({ contender, algorithm, limit, bytesAfterOne: afterOne.bytes, bytesAtLimit: atLimit.bytes, keys: atLimit.keys });
     };
-    const { createLimiter, createRedisRunner } = ctx.modules;
     for (const limit of ctx.profile.memory.limits) {
-      if (createLimiter && createRedisRunner) {
-        const runner = createRedisRunner({ url: ctx.stack.rest.url, token: ctx.upstream.token, timeoutMs: 5000 });
-        for (const algorithm of algorithms) {
-          const limiter = createLimiter([{ name: "default", algorithm, limit, windowMs }], { runner, prefix: `${ctx.keyPrefix}mem` });
-          const client = `mem-${algorithm}-${limit}`;
-          const start = Date.now();
-          let sent = 0;
-          await measure("ratewall", algorithm, limit, `${ctx.keyPrefix}mem*${client}*`, (n) =>
-            inParallel(n, 32, () => limiter.limit({ client, scope: "", now: start + sent++ }).then(() => undefined)),
-          );
-        }
+      const runner = createRedisRunner({ url: ctx.stack.rest.url, token: ctx.upstream.token, timeoutMs: 5000 });
+      for (const algorithm of algorithms) {
+        const limiter = createLimiter([{ name: "default", algorithm, limit, windowMs }], { runner, prefix: `${ctx.keyPrefix}mem` });
+        const client = `mem-${algorithm}-${limit}`;
+        const start = Date.now();
+        let sent = 0;
+        await measure("ratewall", algorithm, limit, `${ctx.keyPrefix}mem*${client}*`, (n) =>
+          inParallel(n, 32, () => limiter.limit({ client, scope: "", now: start + sent++ }).then(() => undefined)),
+        );
       }
       const upstash = new UpstashRedis({ url: ctx.stack.rest.url, token: ctx.upstream.token });
       for (const algorithm of peerAlgorithms) {

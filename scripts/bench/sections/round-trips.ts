@@ -7,7 +7,7 @@
  * Worker's one PING per request is measured too: the least a round trip can weigh.
  */
 import type { AlgorithmName } from "../../../src/limiter/types.ts";
-import { type BenchContext, measured, type Outcome, skipped } from "../lib/context.ts";
+import { type BenchContext, measured, type Outcome } from "../lib/context.ts";
 import { clientIps } from "../lib/client-ips.ts";
 import { startCountingRelay } from "../lib/counting-relay.ts";
 import type { ServedWorker } from "../lib/miniflare.ts";
@@ -69,8 +69,7 @@ function cases(withRatewall: boolean): RoundTripCase[] {
  * const outcome = await measureRoundTrips(ctx);
  */
 export async function measureRoundTrips(ctx: BenchContext): Promise<Outcome<RoundTripData>> {
-  const stats = ctx.stack.rest.stats;
-  if (!stats) return skipped("needs the Upstash REST shim with its stats");
+  const { stats } = ctx.stack.rest;
   const relay = await startCountingRelay(ctx.stack.rest.url);
   const via = { name: "relay", upstream: { ...ctx.upstream, restUrl: relay.url } };
   const rows: RoundTripRow[] = [];

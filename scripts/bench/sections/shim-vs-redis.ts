@@ -36,11 +36,6 @@ export interface ShimVsRedisData {
   rows: ShimVsRedisRow[];
 }
 
-/** The seed article's fixed window, used only while ratewall's limiter has not landed. */
-const articleScript = `local count = redis.call("INCR", KEYS[1])
-if count == 1 then redis.call("PEXPIRE", KEYS[1], ARGV[2]) end
-return { count <= tonumber(ARGV[1]) and 1 or 0, count }`;
-
 /**
  * Compares the two paths at every concurrency level of the profile.
  *
@@ -81,13 +76,8 @@ export async function measureShimVsRedis(ctx: BenchContext): Promise<Outcome<Shi
 }
 
 async function decisionCall(ctx: BenchContext): Promise<{ call: ScriptCall; label: string }> {
-  const key = `${ctx.keyPrefix}svr:{bench}`;
-  if (!ctx.modules.createLimiter) {
-    const call = { script: articleScript, keys: [key], args: [String(unreachable), "3600000"] };
-    return { call, label: "the seed article's fixed window (ratewall's limiter had not landed)" };
-  }
   const rule = { name: "default", algorithm: "fixed-window" as const, limit: unreachable, windowMs: 3_600_000 };
-  const call = await captureScriptCall(ctx.modules.createLimiter, [rule], { client: "bench", scope: "", now: Date.now() }, `${ctx.keyPrefix}svr`);
+  const call = await captureScriptCall([rule], { client: "bench", scope: "", now: Date.now() }, `${ctx.keyPrefix}svr`);
   return { call, label: "ratewall's fixed-window decision (one rule), as its limiter sends it" };
 }
 
