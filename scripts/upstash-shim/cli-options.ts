@@ -2,6 +2,7 @@
  * @module PURE: the shim CLI's flags and environment fallbacks, checked before anything starts.
  */
 import { parseArgs } from "node:util";
+import { MAX_REQUEST_BYTES } from "./protocol.ts";
 
 /** What the CLI starts the shim with. */
 export interface CliOptions {
@@ -23,7 +24,7 @@ export class CliUsageError extends Error {
 }
 
 /** The usage text printed by `--help` and after a usage error. */
-export const USAGE = `Usage: npm run shim -- [--port 8079] [--host 127.0.0.1] [--redis-url redis://127.0.0.1:6379] --token <secret> [--max-body-bytes 10485760]
+export const USAGE = `Usage: npm run shim -- [--port 8079] [--host 127.0.0.1] [--redis-url redis://127.0.0.1:6379] --token <secret> [--max-body-bytes ${MAX_REQUEST_BYTES}]
   --token falls back to UPSTASH_REDIS_REST_TOKEN, --redis-url to REDIS_URL.`;
 
 /**
@@ -65,7 +66,7 @@ export function parseCliOptions(argv: string[], env: Record<string, string | und
     host: values.host ?? "127.0.0.1",
     redisUrl,
     token,
-    maxBodyBytes: integer("--max-body-bytes", values["max-body-bytes"] ?? String(10 * 1024 * 1024), 1, Number.MAX_SAFE_INTEGER),
+    maxBodyBytes: integer("--max-body-bytes", values["max-body-bytes"] ?? String(MAX_REQUEST_BYTES), 1, Number.MAX_SAFE_INTEGER),
   };
 }
 

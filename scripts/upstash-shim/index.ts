@@ -4,6 +4,7 @@
  */
 import { createServer } from "node:http";
 import { createExecutor } from "./execute.ts";
+import { MAX_REQUEST_BYTES } from "./protocol.ts";
 import { connectRedis } from "./redis.ts";
 import { createShimListener, createStats, type ShimFaults, type ShimStats } from "./server.ts";
 
@@ -46,7 +47,7 @@ export interface Shim {
  */
 export async function startShim(options: ShimOptions): Promise<Shim> {
   if (!options.token) throw new Error("startShim: a non-empty token is required");
-  const { port = 0, host = "127.0.0.1", maxBodyBytes = 10 * 1024 * 1024 } = options;
+  const { port = 0, host = "127.0.0.1", maxBodyBytes = MAX_REQUEST_BYTES } = options;
   const redis = connectRedis(options.redisUrl);
   const stats = createStats();
   const faults: ShimFaults = {};

@@ -4,6 +4,9 @@
  * `Upstash-Encoding: base64`. No I/O here.
  */
 
+/** Upstash's request size limit on the free and pay-as-you-go plans (§3): the shim's default. */
+export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+
 /** One argument as Redis receives it: UTF-8 text, or raw bytes (the path form's body). */
 export type Arg = string | Buffer;
 
