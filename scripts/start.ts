@@ -8,6 +8,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import { maskCredentials } from "./upstash-shim/cli-options.ts";
 import { startShim } from "./upstash-shim/index.ts";
 import { startDemoOrigin } from "./local/demo-origin.ts";
 import { freePort, RedisServerMissingError, startRedisServer } from "./local/redis-server.ts";
@@ -63,7 +64,7 @@ async function main() {
       void stop(code ?? 1);
     });
 
-    console.log(`ratewall: Redis ${redisUrl}, Upstash REST shim ${shim.url}, origin ${originUrl}; starting wrangler dev…`);
+    console.log(`ratewall: Redis ${maskCredentials(redisUrl)}, Upstash REST shim ${shim.url}, origin ${originUrl}; starting wrangler dev…`);
     // Readiness comes from wrangler's own "Ready on" line: a probe request would use up quota.
     let announced = false;
     let tail = "";
