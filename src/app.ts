@@ -40,11 +40,11 @@ export function createApp(deps: AppDeps = {}): Hono<AppEnv> {
   const log = deps.log ?? consoleLogger;
   const app = new Hono<AppEnv>();
 
-  app.use(rateLimit({ ...options, ...(redisFetch ? { fetch: redisFetch } : {}) }));
+  app.use(rateLimit({ ...options, fetch: redisFetch }));
   app.all("*", function forward(c) {
     const settings = fixed ?? settingsFor(c.env);
     const origin = c.get("rateLimit")?.route.origin ?? settings.defaultRoute.origin;
-    return forwardToOrigin(c.req.raw, { ...(origin ? { origin } : {}), timeoutMs: settings.originTimeoutMs, ...(originFetch ? { fetch: originFetch } : {}) });
+    return forwardToOrigin(c.req.raw, { origin, timeoutMs: settings.originTimeoutMs, fetch: originFetch });
   });
 
   app.onError(function answerError(error, c) {

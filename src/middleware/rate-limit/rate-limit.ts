@@ -59,7 +59,7 @@ export function rateLimit(options: RateLimitOptions = {}): MiddlewareHandler<{ V
   const runtimeFor = (settings: Settings) => {
     let runtime = runtimes.get(settings);
     if (!runtime) {
-      const runner = options.runner ?? createRedisRunner({ ...settings.redis, ...(options.fetch ? { fetch: options.fetch } : {}) });
+      const runner = options.runner ?? createRedisRunner({ ...settings.redis, fetch: options.fetch });
       const built = buildRuntime(settings, { runner, createLimiter: options.createLimiter ?? createLimiter, blockCacheSize: options.blockCacheSize ?? 10_000 });
       runtime = { ...built, log: redact(options.log ?? consoleLogger, settings.redis.token) };
       runtimes.set(settings, runtime);
