@@ -83,29 +83,24 @@ function waitUntilListening(child: ChildProcess, port: number, timeoutMs = 5000)
   return new Promise((resolve, reject) => {
     let output = "";
     const onData = (chunk: Buffer) => (output += chunk.toString());
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    const fail = (error: Error) => {
+    const onExit = (code: number | null) => settle(new Error(`redis-server exited with code ${code}: ${output.trim()}`));
+    const settle = (error?: Error) => {
       clearInterval(poll);
       clearTimeout(timer);
-      reject(error);
+      child.off("exit", onExit);
+      child.stdout?.off("data", onData);
+      child.stderr?.off("data", onData);
+      if (error) reject(error);
+      else resolve();
     };
-    child.once("error", (error: NodeJS.ErrnoException) =>
-      fail(error.code === "ENOENT" ? new RedisServerMissingError() : error),
-    );
-    child.once("exit", (code) => fail(new Error(`redis-server exited with code ${code}: ${output.trim()}`)));
-    const timer = setTimeout(() => fail(new Error(`redis-server did not listen on ${port} within ${timeoutMs} ms`)), timeoutMs);
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.once("error", (error: NodeJS.ErrnoException) => settle(error.code === "ENOENT" ? new RedisServerMissingError() : error));
+    child.once("exit", onExit);
+    const timer = setTimeout(() => settle(new Error(`redis-server did not listen on ${port} within ${timeoutMs} ms`)), timeoutMs);
     const poll = setInterval(() => {
       const socket = connect(port, "127.0.0.1");
-      socket.once("connect", () => {
-        socket.destroy();
-        clearInterval(poll);
-        clearTimeout(timer);
-        child.removeAllListeners("exit");
-        child.stdout?.off("data", onData);
-        child.stderr?.off("data", onData);
-        resolve();
-      });
+      socket.once("connect", () => (socket.destroy(), settle()));
       socket.once("error", () => socket.destroy());
     }, 20);
   });
