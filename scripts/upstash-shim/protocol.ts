@@ -70,7 +70,7 @@ export function parsePipelineBody(text: string): Command[] {
  * @example
  * toCommand(["zadd", "z", 99.5, "m"], "ERR bad"); // → { name: "ZADD", args: ["z", "99.5", "m"] }
  */
-export function toCommand(value: unknown, context: string): Command {
+function toCommand(value: unknown, context: string): Command {
   if (!Array.isArray(value)) throw new RequestError(400, context);
   if (value.length === 0) throw new RequestError(400, `${context}: the command is empty`);
   const [name, ...rest] = value as unknown[];
