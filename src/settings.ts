@@ -7,7 +7,7 @@ import { parseRoutes } from "./config/routes";
 import { ConfigError } from "./errors";
 import { fail, readChoice, readInteger, readString, readUrl, type At } from "./config/read";
 import { ALGORITHMS, parseRule } from "./config/rule";
-import type { HeaderStyle, Mode, Settings } from "./config/types";
+import { type HeaderStyle, type Mode, MODES, type Settings } from "./config/types";
 
 export type { HeaderStyle, KeySource, Mode, RouteSettings, Settings } from "./config/types";
 
@@ -60,7 +60,7 @@ function readEveryVariable(env: Vars): Settings {
   const get = (name: (typeof VARIABLES)[number]) => (env[name] === "" ? undefined : env[name]);
   const at = (source: string): At => ({ source, path: "" });
   const algorithm = get("RATE_LIMIT_ALGORITHM") === undefined ? "fixed-window" : readChoice(get("RATE_LIMIT_ALGORITHM"), ALGORITHMS, "algorithm", at("RATE_LIMIT_ALGORITHM"));
-  const mode: Mode = get("MODE") === undefined ? "enforce" : readChoice(get("MODE"), ["enforce", "shadow"] as const, "mode", at("MODE"));
+  const mode: Mode = get("MODE") === undefined ? "enforce" : readChoice(get("MODE"), MODES, "mode", at("MODE"));
   const origin = get("ORIGIN_URL") === undefined ? undefined : readUrl(get("ORIGIN_URL"), at("ORIGIN_URL"));
   const rateLimit = get("RATE_LIMIT") ?? "100/60s";
   const unlimited = rateLimit === "unlimited";

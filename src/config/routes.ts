@@ -7,7 +7,7 @@ import type { AlgorithmName, Rule } from "../limiter/types";
 import { parsePattern } from "../routing/pattern";
 import { type At, child, fail, quote, readChoice, readInteger, readObject, readString, readUrl } from "./read";
 import { ALGORITHMS, parseRule, ruleTextName } from "./rule";
-import type { KeySource, Mode, RouteSettings } from "./types";
+import { type KeySource, type Mode, MODES, type RouteSettings } from "./types";
 
 const ROUTE_KEYS = ["pattern", "name", "origin", "rules", "algorithm", "key", "cost", "mode", "unlimited"] as const;
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
@@ -60,7 +60,7 @@ function parseRoute(value: unknown, at: At, defaults: RouteDefaults): RouteSetti
     unlimited,
     key: raw.key === undefined ? { kind: "ip" } : parseKeySource(raw.key, child(at, "key")),
     cost: raw.cost === undefined ? 1 : readInteger(raw.cost, 1, MAX_COST, child(at, "cost")),
-    mode: raw.mode === undefined ? defaults.mode : readChoice(raw.mode, ["enforce", "shadow"] as const, "mode", child(at, "mode")),
+    mode: raw.mode === undefined ? defaults.mode : readChoice(raw.mode, MODES, "mode", child(at, "mode")),
   };
 }
 

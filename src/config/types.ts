@@ -4,8 +4,11 @@
  */
 import type { Rule } from "../limiter/types";
 
+/** The values `MODE` and `ROUTES[].mode` accept. */
+export const MODES = ["enforce", "shadow"] as const;
+
 /** `enforce` refuses over-limit requests; `shadow` counts, logs and sends headers, never refuses. */
-export type Mode = "enforce" | "shadow";
+export type Mode = (typeof MODES)[number];
 
 /** Which rate-limit headers answers carry (see src/headers). */
 export type HeaderStyle = "draft" | "legacy" | "both" | "none";
