@@ -2,17 +2,11 @@
  * @module Every limiter script by name: for `npm run hash-scripts` and the pinned-SHA1 test.
  */
 import type { LimiterScript } from "./assemble-script";
-import * as fixedWindow from "./fixed-window/script";
 import * as multiRule from "./multi-rule/script";
-import * as slidingLog from "./sliding-log/script";
-import * as slidingWindow from "./sliding-window/script";
-import * as tokenBucket from "./token-bucket/script";
+import { algorithms } from "./registry";
 
-/** Each script the limiter can send, by the folder it lives in. */
+/** Each script the limiter can send: every algorithm's own, by its registry name, then the multi-rule one. */
 export const limiterScripts: Readonly<Record<string, LimiterScript>> = {
-  "fixed-window": fixedWindow,
-  "sliding-log": slidingLog,
-  "sliding-window": slidingWindow,
-  "token-bucket": tokenBucket,
+  ...Object.fromEntries(Object.entries(algorithms).map(([name, algorithm]) => [name, algorithm.script])),
   "multi-rule": multiRule,
 };
