@@ -11,6 +11,9 @@ import { OriginError } from "../errors";
 /** Request headers that are ours, or Upstash's, and never the origin's business. */
 const INTERNAL_HEADER = /^(x-ratewall-|upstash-)/i;
 const TOKEN = /^[!#$%&'*+\-.0-9A-Z^_`a-z|~]+$/;
+/** Origins parsed once per isolate: the configured ones are few and fixed; the cap bounds the rest. */
+const originBases = new Map<string, URL>();
+const MAX_CACHED_ORIGINS = 64;
 
 /** Where and how to forward. */
 export interface ForwardOptions {
@@ -54,12 +57,22 @@ export async function forwardToOrigin(request: Request, options: ForwardOptions)
 /** The URL the origin sees: path and query exactly as the client sent them. */
 export function targetUrl(url: URL, origin: string | undefined): URL {
   if (!origin) return url;
-  const base = new URL(origin);
+  const base = originBase(origin);
   const target = new URL(url);
   target.protocol = base.protocol;
   target.host = base.host;
   if (base.pathname !== "/") target.pathname = `${base.pathname.replace(/\/$/, "")}${url.pathname}`;
   return target;
+}
+
+/** The parsed origin; read only, never mutated, since it is shared between requests. */
+function originBase(origin: string): URL {
+  let base = originBases.get(origin);
+  if (base === undefined) {
+    base = new URL(origin);
+    if (originBases.size < MAX_CACHED_ORIGINS) originBases.set(origin, base);
+  }
+  return base;
 }
 
 /** `url` is the request's own, parsed once by the caller. */
