@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { problemResponse } from "./answers";
 import { ConfigError, OriginError } from "./errors";
-import { consoleLogger } from "./middleware/rate-limit/log";
+import { consoleLogger, redact } from "./middleware/rate-limit/log";
 import { rateLimit, type RateLimitOptions, type RateLimitState } from "./middleware/rate-limit";
 import { forwardToOrigin } from "./proxy/forward";
 import { settingsFor } from "./settings";
@@ -37,7 +37,7 @@ export function createApp(deps: AppDeps = {}): Hono<AppEnv> {
   const { redisFetch, originFetch, ...options } = deps;
   // The same vars object as the middleware's: settingsFor parses it once for both.
   const fixed = deps.vars ? settingsFor(deps.vars) : undefined;
-  const log = deps.log ?? consoleLogger;
+  const baseLog = deps.log ?? consoleLogger;
   const app = new Hono<AppEnv>();
 
   app.use(rateLimit({ ...options, fetch: redisFetch }));
@@ -50,6 +50,9 @@ export function createApp(deps: AppDeps = {}): Hono<AppEnv> {
   app.onError(function answerError(error, c) {
     const accept = c.req.header("accept");
     if (error instanceof HTTPException) return error.getResponse();
+    // Scrubbed like the middleware's lines: a cause's message (an origin's error, say) may quote
+    // anything. Read raw, not from settings, which may be what failed.
+    const log = redact(baseLog, String((deps.vars ?? c.env)?.UPSTASH_REDIS_REST_TOKEN ?? ""));
     if (error instanceof OriginError) {
       log({ level: "error", event: "origin-failure", kind: error.kind, origin: error.origin, cause: String((error.cause as Error)?.message ?? "") });
       if (error.kind === "timeout") return problemResponse(504, "The origin did not answer within the timeout (ORIGIN_TIMEOUT_MS).", accept);

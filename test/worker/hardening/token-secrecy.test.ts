@@ -59,6 +59,16 @@ describe("the Upstash token", () => {
     expect(printed.join("\n")).not.toContain(TOKEN);
   });
 
+  it("Should stay out of the logs when an origin's failure quotes it", async () => {
+    const leaky = (async () => {
+      throw new TypeError(`connect failed: ${TOKEN}`);
+    }) as typeof fetch;
+    const res = await testApp({}, { log: undefined, originFetch: leaky }).get("/", uniqueIpv4());
+    expect(res.status).toBe(502);
+    expect(printed.join("\n")).toContain("origin-failure");
+    expect(printed.join("\n")).not.toContain(TOKEN);
+  });
+
   it("Should not be quoted back when it was pasted into the wrong variable", async () => {
     const swapped = { ...baseVars, UPSTASH_REDIS_REST_URL: TOKEN, UPSTASH_REDIS_REST_TOKEN: env.UPSTASH_REDIS_REST_URL };
     expect(() => readSettings(swapped)).toThrow(/^UPSTASH_REDIS_REST_URL: /);
