@@ -37,7 +37,7 @@ local ALGORITHMS = {}
 local TTL_GRACE_MS = ${TTL_GRACE_MS} -- added to every TTL: tolerates Workers' clocks lagging, ms
 `;
 
-const main = `
+const checkEveryRule = `
 local now = tonumber(ARGV[1]) -- ms since the epoch, from the Worker's clock
 local cost = tonumber(ARGV[2]) -- units this request costs, integer >= 1
 
@@ -57,7 +57,9 @@ for arg_at = 3, #ARGV, 4 do
   checks[#checks + 1] = check
 end
 
-local reply = { allowed and 1 or 0 }
+`;
+
+const decideTail = `local reply = { allowed and 1 or 0 }
 for _, check in ipairs(checks) do
   if allowed then
     check.charge()
@@ -75,6 +77,17 @@ end
 return reply
 `;
 
+/** Reports every rule's outcome as if nothing were charged: same reply layout, no write. */
+const statusTail = `local reply = { allowed and 1 or 0 }
+for _, check in ipairs(checks) do
+  reply[#reply + 1] = check.ok and 1 or 0
+  reply[#reply + 1] = math.max(check.remaining, 0)
+  reply[#reply + 1] = check.reset_at
+  reply[#reply + 1] = check.ok and 0 or check.retry_ms
+end
+return reply
+`;
+
 /**
  * Joins the shebang, the fragments and the main part. Deterministic: the same fragments always
  * give the same text, so the SHA1 pinned beside each script stays valid.
@@ -83,5 +96,17 @@ return reply
  * export const source = assembleScript([fixedWindowLua]);
  */
 export function assembleScript(fragments: readonly string[]): string {
-  return header + fragments.join("") + main;
+  return header + fragments.join("") + checkEveryRule + decideTail;
+}
+
+/**
+ * The read-only twin of {@link assembleScript}: the same checks and reply, but nothing is charged
+ * and no TTL moves (a check only reads, and trims entries already outside its window). The admin
+ * API's `status` sends it, so looking at a client's quota never spends any.
+ *
+ * @example
+ * export const source = assembleStatusScript(Object.values(algorithms).map((a) => a.lua));
+ */
+export function assembleStatusScript(fragments: readonly string[]): string {
+  return header + fragments.join("") + checkEveryRule + statusTail;
 }

@@ -1,9 +1,12 @@
 /**
  * @module The Redis-backed limiter: one script call per decision, whatever the number of rules.
  */
+import { RedisRestError } from "../errors";
 import { parseReply } from "./reply";
 import { runScript } from "./run-script";
 import { compilePlan } from "./plan";
+import * as resetScript from "./reset/script";
+import * as statusScript from "./status/script";
 import type { Limiter, Rule, ScriptRunner } from "./types";
 
 /** What the limiter talks to, and how it names its keys. */
@@ -38,6 +41,15 @@ export function createLimiter(rules: Rule[], { runner, prefix }: LimiterDeps): L
     async limit(request) {
       const { keys, args } = plan.arguments(request, prefix);
       return parseReply(await runScript(runner, plan.script, keys, args), plan.rules, request.now);
+    },
+    async status(request) {
+      const { keys, args } = plan.arguments(request, prefix);
+      return parseReply(await runScript(runner, statusScript, keys, args), plan.rules, request.now);
+    },
+    async reset(request) {
+      const deleted = await runScript(runner, resetScript, plan.keys(request, prefix).flat(), []);
+      if (typeof deleted !== "number") throw new RedisRestError("reply", "evalsha", `unexpected reset reply ${JSON.stringify(deleted).slice(0, 200)}`);
+      return deleted;
     },
   };
 }

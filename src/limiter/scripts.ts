@@ -3,10 +3,14 @@
  */
 import type { LimiterScript } from "./assemble-script";
 import * as multiRule from "./multi-rule/script";
+import * as reset from "./reset/script";
+import * as status from "./status/script";
 import { algorithms } from "./registry";
 
-/** Each script the limiter can send: every algorithm's own, by its registry name, then the multi-rule one. */
+/** Each script the limiter can send: every algorithm's own, by its registry name, then the multi-rule one, and the admin API's status and reset scripts. */
 export const limiterScripts: Readonly<Record<string, LimiterScript>> = {
   ...Object.fromEntries(Object.entries(algorithms).map(([name, algorithm]) => [name, algorithm.script])),
   "multi-rule": multiRule,
+  status,
+  reset,
 };

@@ -88,4 +88,11 @@ export interface LimitRequest {
 export interface Limiter {
   readonly rules: readonly Rule[];
   limit(request: LimitRequest): Promise<Decision>;
+  /**
+   * What {@link limit} would say of `request` now, without charging anything or moving a TTL
+   * (one round trip). `allowed` tells whether a request of `request.cost` would pass.
+   */
+  status(request: LimitRequest): Promise<Decision>;
+  /** Deletes the client's counters for every rule (one round trip); resolves with how many keys existed. */
+  reset(request: LimitRequest): Promise<number>;
 }

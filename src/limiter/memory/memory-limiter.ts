@@ -6,7 +6,7 @@
 import type { RuleCheck } from "../algorithm";
 import { compilePlan } from "../plan";
 import { parseReply } from "../reply";
-import type { Limiter, Rule } from "../types";
+import type { Limiter, LimitRequest, Rule } from "../types";
 import { ModelStore } from "./model-store";
 
 /** Options of {@link createMemoryLimiter}. */
@@ -36,13 +36,25 @@ export function createMemoryLimiter(rules: Rule[], { prefix = "rate", store = ne
   return {
     rules: plan.rules,
     async limit(request) {
-      const keys = plan.keys(request, prefix);
-      const cost = request.cost ?? 1;
       if (++calls % SWEEP_EVERY === 0) store.sweep(request.now);
-      const checks = plan.algorithms.map((algorithm, i) => algorithm.check(store, keys[i]!, request.now, cost, plan.params[i]!));
-      return parseReply(decide(checks), plan.rules, request.now);
+      return parseReply(decide(check(request)), plan.rules, request.now);
+    },
+    async status(request) {
+      return parseReply(report(check(request)), plan.rules, request.now);
+    },
+    async reset(request) {
+      const keys = plan.keys(request, prefix).flat();
+      const existing = keys.filter((key) => store.get(key, request.now) !== undefined);
+      for (const key of existing) store.delete(key);
+      return existing.length;
     },
   };
+
+  function check(request: LimitRequest): RuleCheck[] {
+    const keys = plan.keys(request, prefix);
+    const cost = request.cost ?? 1;
+    return plan.algorithms.map((algorithm, i) => algorithm.check(store, keys[i]!, request.now, cost, plan.params[i]!));
+  }
 }
 
 /** The main part of every limiter script (../assemble-script.ts), in TypeScript: the same reply. */
@@ -54,8 +66,17 @@ function decide(checks: RuleCheck[]): number[] {
       check.charge();
       reply.push(1, Math.max(check.chargedRemaining, 0), check.chargedResetAt, 0);
     } else {
-      reply.push(check.ok ? 1 : 0, Math.max(check.remaining, 0), check.resetAt, check.ok ? 0 : check.retryMs);
+      reply.push(...uncharged(check));
     }
   }
   return reply;
+}
+
+/** The status script's main part (../assemble-script.ts), in TypeScript: every outcome, nothing charged. */
+function report(checks: RuleCheck[]): number[] {
+  return [checks.every((check) => check.ok) ? 1 : 0, ...checks.flatMap(uncharged)];
+}
+
+function uncharged(check: RuleCheck): number[] {
+  return [check.ok ? 1 : 0, Math.max(check.remaining, 0), check.resetAt, check.ok ? 0 : check.retryMs];
 }

@@ -1,0 +1,11 @@
+/**
+ * @module The status script: every algorithm's check, read-only (see `assembleStatusScript`). One
+ * script for every mix of rules, like the multi-rule one, so the admin API keeps one SHA1 cached.
+ */
+import { assembleStatusScript } from "../assemble-script";
+import { algorithms } from "../registry";
+
+/** Every algorithm's fragment, in the registry's order, behind the read-only main part. */
+export const source = assembleStatusScript(Object.values(algorithms).map((algorithm) => algorithm.lua));
+/** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
+export const sha1 = "dee976eb5ad70f05e0c2d32a5ab9ebc096fcdcf7";
