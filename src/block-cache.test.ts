@@ -7,7 +7,7 @@ const decision: Decision = { allowed: false, rule: "default", rules: [], retryAf
 describe("createBlockCache", () => {
   it("Should hold a block until its time, and forget it from then on", () => {
     const blocks = createBlockCache(10);
-    blocks.set("a", { until: 1_000, decision });
+    blocks.set("a", { until: 1_000, recheckAt: 1_000, decision });
     expect(blocks.get("a", 999)?.until).toBe(1_000);
     expect(blocks.get("a", 1_000)).toBeUndefined();
     expect(blocks.size).toBe(0);
@@ -15,14 +15,21 @@ describe("createBlockCache", () => {
 
   it("Should evict the least recently used client when full", () => {
     const blocks = createBlockCache(2);
-    blocks.set("a", { until: 1_000, decision });
-    blocks.set("b", { until: 1_000, decision });
+    blocks.set("a", { until: 1_000, recheckAt: 1_000, decision });
+    blocks.set("b", { until: 1_000, recheckAt: 1_000, decision });
     blocks.get("a", 0);
-    blocks.set("c", { until: 1_000, decision });
+    blocks.set("c", { until: 1_000, recheckAt: 1_000, decision });
     expect(blocks.get("b", 0)).toBeUndefined();
     expect(blocks.get("a", 0)).toBeDefined();
     expect(blocks.get("c", 0)).toBeDefined();
     expect(blocks.size).toBe(2);
+  });
+
+  it("Should forget a client on delete", () => {
+    const blocks = createBlockCache(2);
+    blocks.set("a", { until: 1_000, recheckAt: 500, decision });
+    blocks.delete("a");
+    expect(blocks.get("a", 0)).toBeUndefined();
   });
 
   it("Should refuse a capacity that is not a positive integer", () => {

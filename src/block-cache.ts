@@ -3,15 +3,43 @@
  * time T is refused again from isolate memory until T, without a Redis call, so that a client
  * hammering a closed window costs nothing. Bounded, least recently used first out; per isolate,
  * so each isolate learns a block on its own first refusal. Time is passed in.
+ *
+ * An entry is trusted only until {@link Block.recheckAt}, at most {@link BLOCK_RECHECK_MS} after
+ * Redis refused: an admin reset reaches every isolate's Redis call but only its own isolate's
+ * cache, and this bounds how long the others keep refusing. The entry itself lives until the block
+ * ends, so a re-check that refuses again is known to continue the same block (logged once).
  */
+import { retryAfterSeconds } from "./headers/rate-limit-headers";
 import type { Decision } from "./limiter/types";
+
+/** How long an isolate refuses from memory before asking Redis again, ms (README, "Operating ratewall"). */
+export const BLOCK_RECHECK_MS = 10_000;
 
 /** What is remembered about a blocked client. */
 export interface Block {
   /** Refuse until this time, ms since the epoch. */
   until: number;
+  /** Refuse from memory until this time (≤ `until`); from then on, ask Redis again. */
+  recheckAt: number;
   /** The refusal Redis gave, for the headers of the answers from memory. */
   decision: Decision;
+}
+
+/** The cache key of a client on a route (its scope): one block per route, as counters are. */
+export function blockKey(scope: string, client: string): string {
+  return `${scope}\n${client}`;
+}
+
+/**
+ * The block a refusal starts: until the limiter's exact retry time when it gives one (else the
+ * announced Retry-After), trusted from memory for at most {@link BLOCK_RECHECK_MS} of it.
+ *
+ * @example
+ * blocks.set(blockKey(scope, client), blockFor(decision, now));
+ */
+export function blockFor(decision: Decision, now: number): Block {
+  const until = decision.retryAt ?? now + retryAfterSeconds(decision, now) * 1000;
+  return { until, recheckAt: Math.min(until, now + BLOCK_RECHECK_MS), decision };
 }
 
 /** A bounded map from client key to {@link Block}. */
@@ -19,6 +47,8 @@ export interface BlockCache {
   /** The block for `key` if it still holds at `now`; expired entries are dropped. */
   get(key: string, now: number): Block | undefined;
   set(key: string, block: Block): void;
+  /** Forgets `key` (an admin reset, or Redis admitted the client again). */
+  delete(key: string): void;
   readonly size: number;
 }
 
@@ -27,7 +57,7 @@ export interface BlockCache {
  *
  * @example
  * const blocks = createBlockCache(10_000);
- * blocks.set("203.0.113.7", { until: now + 18_000, decision });
+ * blocks.set("203.0.113.7", { until: now + 18_000, recheckAt: now + 10_000, decision });
  * blocks.get("203.0.113.7", now + 1_000); // the block
  */
 export function createBlockCache(capacity: number): BlockCache {
@@ -47,6 +77,9 @@ export function createBlockCache(capacity: number): BlockCache {
       entries.delete(key);
       entries.set(key, block);
       if (entries.size > capacity) entries.delete(entries.keys().next().value!);
+    },
+    delete(key) {
+      entries.delete(key);
     },
     get size() {
       return entries.size;

@@ -7,7 +7,7 @@ import { parseRoutes } from "./config/routes";
 import { ConfigError } from "./errors";
 import { fail, readChoice, readInteger, readString, readUrl, type At } from "./config/read";
 import { ALGORITHMS, parseRule } from "./config/rule";
-import { type HeaderStyle, type Mode, MODES, type Settings } from "./config/types";
+import { ANALYTICS_CLIENTS, type HeaderStyle, type Mode, MODES, type Settings } from "./config/types";
 
 export type { HeaderStyle, KeySource, Mode, RouteSettings, Settings } from "./config/types";
 
@@ -27,6 +27,8 @@ export const VARIABLES = [
   "IPV6_SUBNET",
   "TRUSTED_PROXIES",
   "ORIGIN_TIMEOUT_MS",
+  "ADMIN_TOKEN",
+  "ANALYTICS_CLIENT",
 ] as const;
 
 /** The variables as the Worker's `env` holds them (strings, or structured values from `[vars]`). */
@@ -41,6 +43,9 @@ export type Vars = Partial<Record<(typeof VARIABLES)[number], unknown>>;
  */
 export const DEFAULT_REDIS_TIMEOUT_MS = 500;
 
+/** 32 characters from a random source (`openssl rand -hex 16` gives exactly that) put guessing out of reach. */
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
+
 /**
  * Reads and validates the settings. Empty strings count as unset.
  *
@@ -52,7 +57,7 @@ export function readSettings(env: Vars): Settings {
   try {
     return readEveryVariable(env);
   } catch (error) {
-    throw withoutToken(error, env.UPSTASH_REDIS_REST_TOKEN);
+    throw withoutToken(withoutToken(error, env.UPSTASH_REDIS_REST_TOKEN), env.ADMIN_TOKEN);
   }
 }
 
@@ -87,6 +92,10 @@ function readEveryVariable(env: Vars): Settings {
     ipv6Subnet: optionalInteger(get("IPV6_SUBNET"), 64, 1, 128, at("IPV6_SUBNET")),
     trustedProxies: optionalInteger(get("TRUSTED_PROXIES"), 0, 0, 10, at("TRUSTED_PROXIES")),
     originTimeoutMs: optionalInteger(get("ORIGIN_TIMEOUT_MS"), 30_000, 1, 300_000, at("ORIGIN_TIMEOUT_MS")),
+    ...(get("ADMIN_TOKEN") === undefined ? {} : { adminToken: readAdminToken(get("ADMIN_TOKEN")) }),
+    analytics: {
+      client: get("ANALYTICS_CLIENT") === undefined ? "hashed" : readChoice(get("ANALYTICS_CLIENT"), ANALYTICS_CLIENTS, "analytics client", at("ANALYTICS_CLIENT")),
+    },
   };
 }
 
@@ -147,6 +156,17 @@ function readToken(value: unknown): string {
   const at: At = { source: "UPSTASH_REDIS_REST_TOKEN", path: "" };
   if (value === undefined) fail(at, "is required (set it with `wrangler secret put UPSTASH_REDIS_REST_TOKEN`)");
   if (typeof value !== "string" || value.trim() === "") fail(at, "expected a non-empty string");
+  return value;
+}
+
+/**
+ * The admin API's bearer token. Short tokens can be guessed despite the per-address limit on
+ * failed attempts; only the length is quoted, never the value (a secret).
+ */
+function readAdminToken(value: unknown): string {
+  const at: At = { source: "ADMIN_TOKEN", path: "" };
+  if (typeof value !== "string") fail(at, "expected a string (set it with `wrangler secret put ADMIN_TOKEN`)");
+  if (value.length < MIN_ADMIN_TOKEN_LENGTH) fail(at, `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (got ${value.length})`);
   return value;
 }
 

@@ -10,6 +10,9 @@ export const MODES = ["enforce", "shadow"] as const;
 /** `enforce` refuses over-limit requests; `shadow` counts, logs and sends headers, never refuses. */
 export type Mode = (typeof MODES)[number];
 
+/** The values `ANALYTICS_CLIENT` accepts: how decision events name the client. */
+export const ANALYTICS_CLIENTS = ["hashed", "plain", "none"] as const;
+
 /** Which rate-limit headers answers carry (see src/headers). */
 export type HeaderStyle = "draft" | "legacy" | "both" | "none";
 
@@ -64,4 +67,13 @@ export interface Settings {
   trustedProxies: number;
   /** Bound on the origin's answer (to the response headers). @default 30000 */
   originTimeoutMs: number;
+  /** A secret: set, it turns on the admin API under `/__ratewall/`. @default unset (no admin API) */
+  adminToken?: string;
+  analytics: {
+    /**
+     * How decision events carry the client: `hashed` (SHA-256, the default: an address is
+     * personal data), `plain`, or `none`.
+     */
+    client: (typeof ANALYTICS_CLIENTS)[number];
+  };
 }

@@ -1,43 +1,41 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
+import { BLOCK_RECHECK_MS } from "../../block-cache";
 import { RedisRestError } from "../../errors";
-import type { Decision, Limiter, LimitRequest, Rule } from "../../limiter/types";
+import { createMemoryLimiter, ModelStore } from "../../limiter";
+import type { Limiter, LimitRequest, Rule } from "../../limiter/types";
 import type { LogEntry } from "./log";
-import { rateLimit, type RateLimitOptions } from ".";
+import { type DecisionEvent, rateLimit, type RateLimitOptions, type RateLimitState } from ".";
 
 const now = 1_700_000_000_000;
 const vars = { UPSTASH_REDIS_REST_URL: "https://redis.test", UPSTASH_REDIS_REST_TOKEN: "tok-secret-123", RATE_LIMIT: "2/10s" };
 const runner = { evalsha: async () => 0, eval: async () => 0 };
 
-/** A limiter that counts in memory: `limit` per window of its first rule, windows aligned to 0. */
-function fakeLimiters() {
+/** The in-memory limiter (the scripts' own model), with every request it is asked recorded. */
+function recordingLimiters() {
   const calls: LimitRequest[] = [];
-  const counts = new Map<string, number>();
-  const createLimiter = (rules: Rule[]): Limiter => ({
-    rules,
-    async limit(request) {
-      calls.push(request);
-      const rule = rules[0]!;
-      const key = `${request.scope}|${request.client}`;
-      const used = (counts.get(key) ?? 0) + (request.cost ?? 1);
-      const allowed = used <= rule.limit;
-      if (allowed) counts.set(key, used);
-      const resetAt = Math.floor(request.now / rule.windowMs) * rule.windowMs + rule.windowMs;
-      const decision: Decision = { allowed, rule: rule.name, rules: [{ rule: rule.name, limit: rule.limit, remaining: Math.max(0, rule.limit - (allowed ? used : used - 1)), resetAt, windowMs: rule.windowMs }] };
-      return allowed ? decision : { ...decision, retryAfter: Math.ceil((resetAt - request.now) / 1000) };
-    },
-  });
+  const store = new ModelStore();
+  const createLimiter = (rules: Rule[]): Limiter => {
+    const limiter = createMemoryLimiter(rules, { store });
+    return { ...limiter, limit: (request) => (calls.push(request), limiter.limit(request)) };
+  };
   return { calls, createLimiter };
 }
 
-function makeApp(options: Partial<RateLimitOptions> = {}) {
+/** A limiter whose every Redis call fails with `error`. */
+const failingWith = (error: Error) => (): Limiter => ({ rules: [], limit: () => Promise.reject(error), status: () => Promise.reject(error), reset: () => Promise.reject(error) });
+
+function makeApp(options: Partial<RateLimitOptions> = {}, env?: object) {
   const logs: LogEntry[] = [];
-  const fake = fakeLimiters();
-  const app = new Hono();
-  app.use(rateLimit({ vars, runner, createLimiter: fake.createLimiter, clock: () => now, log: (entry) => logs.push(entry), ...options }));
-  app.all("*", (c) => c.text("origin"));
-  const get = (path = "/", headers: Record<string, string> = {}) => app.request(`https://example.com${path}`, { headers: { "cf-connecting-ip": "203.0.113.7", ...headers } });
-  return { app, get, logs, calls: fake.calls };
+  const events: DecisionEvent[] = [];
+  const fake = recordingLimiters();
+  const clock = { now };
+  const app = new Hono<{ Variables: { rateLimit?: RateLimitState } }>();
+  const onEvent = (event: DecisionEvent) => events.push(event);
+  app.use(rateLimit({ vars, runner, createLimiter: fake.createLimiter, clock: () => clock.now, log: (entry) => logs.push(entry), onEvent, ...options }));
+  app.all("*", (c) => c.json({ decision: c.var.rateLimit?.decision ?? null }));
+  const get = (path = "/", headers: Record<string, string> = {}) => app.request(`https://example.com${path}`, { headers: { "cf-connecting-ip": "203.0.113.7", ...headers } }, env);
+  return { app, get, logs, events, clock, calls: fake.calls };
 }
 
 describe("rateLimit middleware", () => {
@@ -45,7 +43,7 @@ describe("rateLimit middleware", () => {
     const { get } = makeApp();
     const first = await get();
     expect(first.status).toBe(200);
-    expect(await first.text()).toBe("origin");
+    expect(await first.json()).toMatchObject({ decision: { allowed: true } });
     expect(first.headers.get("ratelimit-policy")).toBe('"default";q=2;w=10');
     expect(first.headers.get("ratelimit")).toBe('"default";r=1;t=10');
     await get();
@@ -85,7 +83,7 @@ describe("rateLimit middleware", () => {
   });
 
   it("Should forward on a Redis failure when open, answer 503 when closed, and log the cause without the token", async () => {
-    const failing = () => ({ rules: [], limit: async () => Promise.reject(new RedisRestError("timeout", "evalsha", "no answer within 50 ms (token tok-secret-123)")) });
+    const failing = failingWith(new RedisRestError("timeout", "evalsha", "no answer within 50 ms (token tok-secret-123)"));
     const open = makeApp({ createLimiter: failing });
     const forwarded = await open.get();
     expect(forwarded.status).toBe(200);
@@ -123,9 +121,123 @@ describe("rateLimit middleware", () => {
   });
 });
 
+describe("rateLimit middleware: decision events and logs", () => {
+  /** Lets the hashing of a client the isolate has not seen yet finish. */
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+  it("Should yield one event per request, saying how it was decided and how close the client is to its limit", async () => {
+    const { get, events } = makeApp({ vars: { ...vars, RATE_LIMIT: "5/10s" } });
+    for (let i = 0; i < 7; i++) await get();
+    await settle();
+    expect(events.map((event) => [event.outcome, event.remaining, event.nearLimit])).toEqual([
+      ["allowed", 4, false],
+      ["allowed", 3, false],
+      ["allowed", 2, false],
+      ["allowed", 1, true],
+      ["allowed", 0, true],
+      ["refused", 0, true],
+      ["block-cache", 0, true],
+    ]);
+    expect(events[0]).toMatchObject({ route: "default", rule: "default", algorithm: "fixed-window", limit: 5 });
+    expect(events[5]!.redisMs).toBeGreaterThanOrEqual(0);
+    expect(events[6]!.redisMs).toBe(0);
+  });
+
+  it("Should carry the client hashed by default, the same hash for the same client, and never the address", async () => {
+    const { get, events } = makeApp();
+    await get();
+    await get("/", { "cf-connecting-ip": "198.51.100.1" });
+    await get();
+    await settle();
+    const clients = events.map((event) => event.client);
+    expect(clients[0]).toMatch(/^[0-9a-f]{32}$/);
+    expect(clients[2]).toBe(clients[0]);
+    expect(clients[1]).not.toBe(clients[0]);
+    expect(JSON.stringify(events)).not.toContain("203.0.113.7");
+  });
+
+  it("Should carry the client plainly, or not at all, as ANALYTICS_CLIENT says", async () => {
+    const plain = makeApp({ vars: { ...vars, ANALYTICS_CLIENT: "plain" } });
+    await plain.get();
+    expect(plain.events[0]!.client).toBe("203.0.113.7");
+    const none = makeApp({ vars: { ...vars, ANALYTICS_CLIENT: "none" } });
+    await none.get();
+    await settle();
+    expect(none.events[0]).not.toHaveProperty("client");
+  });
+
+  it("Should add Cloudflare's country and colo when the request has them", async () => {
+    const { app, events } = makeApp({ vars: { ...vars, ANALYTICS_CLIENT: "none" } });
+    const request = new Request("https://example.com/", { headers: { "cf-connecting-ip": "203.0.113.7" } });
+    Object.defineProperty(request, "cf", { value: { country: "DE", colo: "FRA" } });
+    await app.request(request);
+    expect(events[0]).toMatchObject({ country: "DE", colo: "FRA" });
+  });
+
+  it("Should write every event to the RATEWALL_ANALYTICS dataset, and keep serving when the dataset throws", async () => {
+    const points: unknown[] = [];
+    const recording = { writeDataPoint: (point: unknown) => points.push(point) };
+    const { get } = makeApp({ vars: { ...vars, RATE_LIMIT: "1/10s", ANALYTICS_CLIENT: "none" } }, { RATEWALL_ANALYTICS: recording });
+    await get();
+    await get();
+    expect(points).toEqual([
+      { indexes: ["default"], blobs: ["allowed", "default", "default", "fixed-window", "", "", ""], doubles: [1, 0, 1, expect.any(Number)] },
+      { indexes: ["default"], blobs: ["refused", "default", "default", "fixed-window", "", "", ""], doubles: [1, 0, 1, expect.any(Number)] },
+    ]);
+    const broken = { writeDataPoint: () => { throw new Error("dataset unavailable"); } };
+    const failing = makeApp({}, { RATEWALL_ANALYTICS: broken });
+    expect((await failing.get()).status).toBe(200);
+    expect((await failing.get()).status).toBe(200);
+    await settle();
+    expect(failing.logs.filter((entry) => entry.event === "analytics-failure")).toEqual([expect.objectContaining({ cause: "dataset unavailable" })]);
+  });
+
+  it("Should log a refused client once when it is blocked, not once per refused request", async () => {
+    const { get, logs } = makeApp({ vars: { ...vars, RATE_LIMIT: "2/10s" } });
+    const statuses = [];
+    for (let i = 0; i < 1_000; i++) statuses.push((await get()).status);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(998);
+    expect(logs.filter((entry) => entry.event === "refusal")).toEqual([expect.objectContaining({ client: "203.0.113.7", route: "default", rule: "default", retryAfter: 10 })]);
+  });
+
+  it("Should ask Redis again after BLOCK_RECHECK_MS, and log nothing new while the block goes on", async () => {
+    const { get, logs, calls, clock } = makeApp({ vars: { ...vars, RATE_LIMIT: "1/60s" } });
+    await get();
+    const announced = Number((await get()).headers.get("retry-after"));
+    expect(calls).toHaveLength(2);
+    clock.now += BLOCK_RECHECK_MS - 1;
+    expect((await get()).status).toBe(429);
+    expect(calls).toHaveLength(2);
+    clock.now += 1;
+    const again = await get();
+    expect(again.status).toBe(429);
+    expect(Number(again.headers.get("retry-after"))).toBe(announced - BLOCK_RECHECK_MS / 1000);
+    expect(calls).toHaveLength(3);
+    expect(logs.filter((entry) => entry.event === "refusal")).toHaveLength(1);
+  });
+
+  it("Should tell later handlers that Redis failed open, and whether it timed out or failed", async () => {
+    const timedOut = makeApp({ createLimiter: failingWith(new RedisRestError("timeout", "evalsha", "no answer within 500 ms")) });
+    expect(await (await timedOut.get()).json()).toEqual({ decision: { allowed: true, rule: "", rules: [], reason: "redis-timeout" } });
+    expect(timedOut.events[0]).toMatchObject({ outcome: "failed-open", rule: "", limit: 0 });
+    const failed = makeApp({ createLimiter: failingWith(new RedisRestError("http", "evalsha", "Bad Gateway", 502)) });
+    expect(await (await failed.get()).json()).toEqual({ decision: { allowed: true, rule: "", rules: [], reason: "redis-error" } });
+    const closed = makeApp({ createLimiter: failingWith(new RedisRestError("network", "evalsha", "refused")), vars: { ...vars, FAILURE_MODE: "closed" } });
+    expect((await closed.get()).status).toBe(503);
+    expect(closed.events.map((event) => event.outcome)).toEqual(["failed-closed"]);
+  });
+
+  it("Should yield an unlimited event for a route that counts nothing, without identifying the client", async () => {
+    const { get, events } = makeApp({ vars: { ...vars, ROUTES: [{ pattern: "*/health", unlimited: true }] } });
+    await get("/health");
+    expect(events).toEqual([expect.objectContaining({ outcome: "unlimited", route: "*/health", rule: "", nearLimit: false })]);
+    expect(events[0]).not.toHaveProperty("client");
+  });
+});
+
 describe("rateLimit middleware without vars", () => {
   it("Should read its settings from c.env, and answer a clear error when there is none", async () => {
-    const fake = fakeLimiters();
+    const fake = recordingLimiters();
     const app = new Hono();
     app.use(rateLimit({ runner, createLimiter: fake.createLimiter, clock: () => now }));
     app.get("/", (c) => c.text("ok"));

@@ -3,4 +3,5 @@
  */
 export { rateLimit, type RateLimitOptions, type RateLimitState } from "./rate-limit";
 export type { LogEntry, Logger } from "./log";
+export type { DecisionEvent, Outcome } from "../../events/decision-event";
 export type { Decision, Rule, ScriptRunner } from "../../limiter/types";

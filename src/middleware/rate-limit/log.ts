@@ -7,7 +7,16 @@
 /** One event. */
 export interface LogEntry {
   level: "warn" | "error" | "info";
-  event: "redis-failure" | "shadow-refusal" | "client-fallback" | "origin-failure" | "config-error" | "internal-error";
+  event:
+    | "refusal"
+    | "shadow-refusal"
+    | "redis-failure"
+    | "client-fallback"
+    | "analytics-failure"
+    | "admin-auth-failure"
+    | "origin-failure"
+    | "config-error"
+    | "internal-error";
   [field: string]: unknown;
 }
 

@@ -1,19 +1,32 @@
 /**
- * @module Everything the middleware builds once per settings (design.md: "everything that can be
+ * @module Everything the middleware builds once per settings (design: "everything that can be
  * done once per isolate is done once"): the route matcher; per route one limiter, one
- * `RateLimit-Policy` string and the client-identification options; the block cache, the Redis runner.
+ * `RateLimit-Policy` string and the client-identification options; the block cache, the Redis
+ * runner, the logger and the event sink. {@link createRuntimes} keeps one runtime per settings, so
+ * the middleware and the admin API (src/admin) share one block cache.
  */
 import { createBlockCache, type BlockCache } from "../../block-cache";
 import type { RouteSettings, Settings } from "../../config/types";
 import { ConfigError } from "../../errors";
+import type { DecisionEvent } from "../../events/decision-event";
+import { createEventSink, type EventSink } from "../../events/event-sink";
 import { policyHeader } from "../../headers/rate-limit-headers";
 import type { IdentifyOptions } from "../../keys/identify";
+import { createLimiter } from "../../limiter";
 import type { Limiter, Rule, ScriptRunner } from "../../limiter/types";
+import { createRedisRunner } from "../../redis/client";
 import { compileRoutes, type RouteMatcher } from "../../routing/match";
+import { settingsFor, type Vars } from "../../settings";
+import { consoleLogger, type Logger, redact } from "./log";
+
+/** The name events, logs and the admin API use for the route of requests no route matches. */
+export const DEFAULT_ROUTE_NAME = "default";
 
 /** A route ready for requests. */
 export interface CompiledRoute {
   settings: RouteSettings;
+  /** `name`, else the pattern; {@link DEFAULT_ROUTE_NAME} for the default route. */
+  name: string;
   /** Absent for an unlimited route. */
   limiter?: Limiter;
   /** The route's `RateLimit-Policy` value. */
@@ -27,38 +40,103 @@ export interface Runtime {
   settings: Settings;
   match: RouteMatcher<CompiledRoute>;
   defaultRoute: CompiledRoute;
+  /** Every route by {@link CompiledRoute.name}, the default one included (the admin API's `route=`). */
+  routesByName: ReadonlyMap<string, CompiledRoute>;
   blocks: BlockCache;
   /** Fallback kinds already logged in this isolate: each is worth one line, not one per request. */
   warned: Set<string>;
+  /** The given logger, with the Upstash token redacted from every line. */
+  log: Logger;
+  send: EventSink;
+  runner: ScriptRunner;
+  /** The time in ms since the epoch. */
+  clock: () => number;
 }
 
-/** How limiters are made: `createLimiter` from src/limiter, or a fake in unit tests. */
+/** How limiters are made: `createLimiter` from src/limiter, or another implementation (tests). */
 export type LimiterFactory = (rules: Rule[], deps: { runner: ScriptRunner; prefix: string }) => Limiter;
+
+/** What runtimes are built from; every field but `vars` defaults to the real thing. */
+export interface RuntimeOptions {
+  /** The settings as env vars; omitted, each request's `c.env` (parsed once per env object). */
+  vars?: Vars;
+  /** The `fetch` for Redis calls only. @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** Replaces the Upstash REST transport. @default createRedisRunner(url, token, timeout, fetch) */
+  runner?: ScriptRunner;
+  /** @default createLimiter from src/limiter */
+  createLimiter?: LimiterFactory;
+  /** The time in ms since the epoch, read once per request. @default Date.now */
+  clock?: () => number;
+  /** @default one JSON line per event on the console, with the token redacted */
+  log?: Logger;
+  /** Receives every decision event (besides the `RATEWALL_ANALYTICS` dataset, when bound). */
+  onEvent?: (event: DecisionEvent) => void;
+  /** Clients remembered as blocked, per isolate. @default 10000 */
+  blockCacheSize?: number;
+}
+
+/** The runtime for a request's env: the given vars' one, or one per env object. */
+export type Runtimes = (env: unknown) => Runtime;
+
+/**
+ * Creates the runtime cache. Given vars are validated now, so a bad config fails at startup
+ * rather than on a request; otherwise each env's settings are read on its first request.
+ *
+ * @example
+ * const runtimes = createRuntimes({ vars: env });
+ * runtimes(c.env).match(new URL(c.req.url));
+ */
+export function createRuntimes(options: RuntimeOptions): Runtimes {
+  const bySettings = new WeakMap<Settings, Runtime>();
+  const runtimeFor = (settings: Settings) => {
+    let runtime = bySettings.get(settings);
+    if (!runtime) {
+      runtime = buildRuntime(settings, options);
+      bySettings.set(settings, runtime);
+    }
+    return runtime;
+  };
+  const fixed = options.vars ? runtimeFor(settingsFor(options.vars)) : undefined;
+  return (env) => fixed ?? runtimeFor(settingsFor((env as object | undefined) ?? NO_ENV));
+}
+
+/** Stands for a missing `c.env` (Hono outside Workers): settings then fail with a clear message. */
+const NO_ENV = Object.freeze({});
 
 /**
  * Builds the runtime. A rule the limiter rejects becomes a {@link ConfigError} that names where
  * the rule was written.
  *
  * @example
- * const runtime = buildRuntime(readSettings(env), { runner, createLimiter, blockCacheSize: 10_000 });
+ * const runtime = buildRuntime(readSettings(env), {});
  */
-export function buildRuntime(settings: Settings, deps: { runner: ScriptRunner; createLimiter: LimiterFactory; blockCacheSize: number }): Runtime {
-  const compile = (route: RouteSettings, source: string): CompiledRoute => {
+export function buildRuntime(settings: Settings, options: RuntimeOptions): Runtime {
+  const runner = options.runner ?? createRedisRunner({ ...settings.redis, fetch: options.fetch });
+  const makeLimiter = options.createLimiter ?? createLimiter;
+  const compile = (route: RouteSettings, name: string, source: string): CompiledRoute => {
     const identify = { key: route.key, ipv6Subnet: settings.ipv6Subnet, trustedProxies: settings.trustedProxies };
-    if (route.unlimited) return { settings: route, policy: "", identify };
+    if (route.unlimited) return { settings: route, name, policy: "", identify };
     try {
-      const limiter = deps.createLimiter(route.rules, { runner: deps.runner, prefix: settings.keyPrefix });
-      return { settings: route, limiter, policy: policyHeader(route.rules), identify };
+      const limiter = makeLimiter(route.rules, { runner, prefix: settings.keyPrefix });
+      return { settings: route, name, limiter, policy: policyHeader(route.rules), identify };
     } catch (error) {
       throw new ConfigError(source, "", (error as Error).message);
     }
   };
-  const routes = settings.routes.map((route, index) => ({ pattern: route.pattern, ...compile(route, `ROUTES[${index}]`) }));
+  const routes = settings.routes.map((route, index) => ({ pattern: route.pattern, ...compile(route, route.scope, `ROUTES[${index}]`) }));
+  const defaultRoute = compile(settings.defaultRoute, DEFAULT_ROUTE_NAME, "RATE_LIMIT");
+  const log = redact(redact(options.log ?? consoleLogger, settings.redis.token), settings.adminToken ?? "");
   return {
     settings,
     match: compileRoutes(routes),
-    defaultRoute: compile(settings.defaultRoute, "RATE_LIMIT"),
-    blocks: createBlockCache(deps.blockCacheSize),
+    defaultRoute,
+    routesByName: new Map([[DEFAULT_ROUTE_NAME, defaultRoute], ...routes.map((route) => [route.name, route] as const)]),
+    blocks: createBlockCache(options.blockCacheSize ?? 10_000),
     warned: new Set(),
+    log,
+    send: createEventSink({ client: settings.analytics.client, secret: settings.redis.token, onEvent: options.onEvent, log }),
+    runner,
+    clock: options.clock ?? Date.now,
   };
 }

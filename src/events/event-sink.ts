@@ -1,0 +1,70 @@
+/**
+ * @module Where decision events go: the `RATEWALL_ANALYTICS` Analytics Engine dataset when the
+ * Worker has one bound, and an `onEvent` callback for embedders and tests. Nothing here may slow
+ * or fail a request: `writeDataPoint` is fire-and-forget by design, a binding or callback that
+ * throws is logged once and ignored, and hashing a client the isolate has not seen yet runs
+ * after the response, under `waitUntil` when there is one.
+ *
+ * The hash is an HMAC-SHA-256 keyed with the Upstash token: a plain hash of an IPv4 address is
+ * undone by hashing all 2^32 of them, a keyed one is not without the secret. The same client hashes
+ * alike in every isolate, so "top clients" queries work; rotating the token changes every hash.
+ */
+import type { Logger } from "../middleware/rate-limit/log";
+import type { Settings } from "../config/types";
+import { isAnalyticsDataset, toDataPoint } from "./analytics-engine";
+import type { DecisionEvent } from "./decision-event";
+
+/** Sends one event; `dataset` is the request's `env.RATEWALL_ANALYTICS`, if any. */
+export type EventSink = (event: DecisionEvent, client: string | undefined, dataset: unknown, defer: (work: Promise<unknown>) => void) => void;
+
+/** Hashed clients remembered per isolate: a flood from one client hashes once, not per request. */
+const HASHES_KEPT = 10_000;
+
+/**
+ * Creates the sink for one isolate's settings.
+ *
+ * @example
+ * const send = createEventSink({ client: "hashed", secret: settings.redis.token, log });
+ * send(event, "203.0.113.7", env.RATEWALL_ANALYTICS, (work) => ctx.waitUntil(work));
+ */
+export function createEventSink(options: { client: Settings["analytics"]["client"]; secret: string; onEvent?: (event: DecisionEvent) => void; log: Logger }): EventSink {
+  const hashes = new Map<string, string>();
+  const hash = keyedHash(options.secret);
+  let failureLogged = false;
+  const deliver = (event: DecisionEvent, dataset: unknown) => {
+    try {
+      options.onEvent?.(event);
+      if (isAnalyticsDataset(dataset)) dataset.writeDataPoint(toDataPoint(event));
+    } catch (error) {
+      if (failureLogged) return;
+      failureLogged = true;
+      options.log({ level: "warn", event: "analytics-failure", cause: error instanceof Error ? error.message : String(error) });
+    }
+  };
+  return (event, client, dataset, defer) => {
+    if (options.onEvent === undefined && !isAnalyticsDataset(dataset)) return;
+    if (options.client === "none" || client === undefined) return deliver(event, dataset);
+    if (options.client === "plain") return deliver({ ...event, client }, dataset);
+    const hashed = hashes.get(client);
+    if (hashed !== undefined) return deliver({ ...event, client: hashed }, dataset);
+    defer(
+      hash(client).then((digest) => {
+        if (hashes.size >= HASHES_KEPT) hashes.clear();
+        hashes.set(client, digest);
+        deliver({ ...event, client: digest }, dataset);
+      }, () => deliver(event, dataset)),
+    );
+  };
+}
+
+const ENCODER = new TextEncoder();
+
+/** HMAC-SHA-256 of a value under `secret`, first 128 bits in hex; the key is imported once. */
+function keyedHash(secret: string): (value: string) => Promise<string> {
+  let key: Promise<CryptoKey> | undefined;
+  return async (value) => {
+    key ??= crypto.subtle.importKey("raw", ENCODER.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await key, ENCODER.encode(value)), 0, 16);
+    return Array.from(mac, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  };
+}
