@@ -25,6 +25,8 @@ export default defineConfig({
                 UPSTASH_REDIS_REST_URL: inject("upstashUrl"),
                 UPSTASH_REDIS_REST_TOKEN: inject("upstashToken"),
               },
+              // workerd's own Analytics Engine binding, as `[[analytics_engine_datasets]]` gives it.
+              analyticsEngineDatasets: { RATEWALL_ANALYTICS: { dataset: "ratewall_test" } },
             },
           })),
         ],

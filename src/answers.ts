@@ -1,5 +1,5 @@
 /**
- * @module The bodies of ratewall's own answers (429, 503, 502, 504, 500). RFC 9457 problem
+ * @module The bodies of ratewall's own answers (429, 503, 502, 504, 500, and the admin API's). RFC 9457 problem
  * details when the client accepts JSON (type `about:blank`, whose title is the status phrase,
  * §4.2.1), plain text otherwise, so that `curl` users read a sentence and API clients get an
  * object they can parse.
@@ -7,6 +7,11 @@
 import type { HeaderList } from "./headers/rate-limit-headers";
 
 const TITLES = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
   429: "Too Many Requests",
   500: "Internal Server Error",
   502: "Bad Gateway",
@@ -41,10 +46,23 @@ function acceptsJson(accept: string | undefined): boolean {
  * problemResponse(429, 'Rate limit "default" exceeded; retry after 18 s.', c.req.header("accept"), headers);
  */
 export function problemResponse(status: OwnStatus, detail: string, accept: string | undefined, headers: HeaderList = []): Response {
-  const title = TITLES[status];
-  const response = acceptsJson(accept)
-    ? new Response(JSON.stringify({ type: "about:blank", title, status, detail }), { status, headers: { "content-type": "application/problem+json" } })
-    : new Response(status === 429 ? "Too many requests" : `${title}: ${detail}`, { status, headers: { "content-type": "text/plain; charset=utf-8" } });
+  if (acceptsJson(accept)) return problemJson(status, detail, headers);
+  const text = status === 429 ? "Too many requests" : `${TITLES[status]}: ${detail}`;
+  const response = new Response(text, { status, headers: { "content-type": "text/plain; charset=utf-8" } });
+  for (const [name, value] of headers) response.headers.set(name, value);
+  return response;
+}
+
+/**
+ * RFC 9457 problem details, whatever the client accepts: for APIs whose every answer is JSON
+ * (the admin API).
+ *
+ * @example
+ * problemJson(404, 'Unknown route "lgoin" (routes: default, login).');
+ */
+export function problemJson(status: OwnStatus, detail: string, headers: HeaderList = []): Response {
+  const body = JSON.stringify({ type: "about:blank", title: TITLES[status], status, detail });
+  const response = new Response(body, { status, headers: { "content-type": "application/problem+json" } });
   for (const [name, value] of headers) response.headers.set(name, value);
   return response;
 }

@@ -1,6 +1,6 @@
 /**
- * @module `createApp(deps)`: the only module that knows every other one. It composes the
- * rate-limit middleware with the origin forwarder, and maps internal errors to answers in one
+ * @module `createApp(deps)`: the only module that knows every other one. It composes the admin
+ * API (src/admin, on only with `ADMIN_TOKEN`), the rate-limit middleware and the origin forwarder, and maps internal errors to answers in one
  * `app.onError` (envoy's single handling point).
  */
 import { Hono } from "hono";
@@ -8,9 +8,11 @@ import { HTTPException } from "hono/http-exception";
 import { problemResponse } from "./answers";
 import { ConfigError, OriginError } from "./errors";
 import { consoleLogger, redact } from "./middleware/rate-limit/log";
-import { rateLimit, type RateLimitOptions, type RateLimitState } from "./middleware/rate-limit";
+import { adminApi } from "./admin/admin-api";
+import type { RateLimitOptions, RateLimitState } from "./middleware/rate-limit";
+import { rateLimitWith } from "./middleware/rate-limit/rate-limit";
+import { createRuntimes } from "./middleware/rate-limit/runtime";
 import { forwardToOrigin } from "./proxy/forward";
-import { settingsFor } from "./settings";
 
 /** The Worker's Hono environment. */
 export interface AppEnv {
@@ -35,14 +37,16 @@ export interface AppDeps extends Omit<RateLimitOptions, "fetch"> {
  */
 export function createApp(deps: AppDeps = {}): Hono<AppEnv> {
   const { redisFetch, originFetch, ...options } = deps;
-  // The same vars object as the middleware's: settingsFor parses it once for both.
-  const fixed = deps.vars ? settingsFor(deps.vars) : undefined;
+  // One runtime per settings for the admin API and the limiter: a reset clears the block cache
+  // that the limiter reads.
+  const runtimes = createRuntimes({ ...options, fetch: redisFetch });
   const baseLog = deps.log ?? consoleLogger;
   const app = new Hono<AppEnv>();
 
-  app.use(rateLimit({ ...options, fetch: redisFetch }));
+  app.use(adminApi(runtimes));
+  app.use(rateLimitWith(runtimes));
   app.all("*", function forward(c) {
-    const settings = fixed ?? settingsFor(c.env);
+    const { settings } = runtimes(c.env);
     const origin = c.get("rateLimit")?.route.origin ?? settings.defaultRoute.origin;
     return forwardToOrigin(c.req.raw, { origin, timeoutMs: settings.originTimeoutMs, fetch: originFetch });
   });
@@ -52,7 +56,8 @@ export function createApp(deps: AppDeps = {}): Hono<AppEnv> {
     if (error instanceof HTTPException) return error.getResponse();
     // Scrubbed like the middleware's lines: a cause's message (an origin's error, say) may quote
     // anything. Read raw, not from settings, which may be what failed.
-    const log = redact(baseLog, String((deps.vars ?? c.env)?.UPSTASH_REDIS_REST_TOKEN ?? ""));
+    const vars = deps.vars ?? c.env;
+    const log = redact(redact(baseLog, String(vars?.UPSTASH_REDIS_REST_TOKEN ?? "")), String(vars?.ADMIN_TOKEN ?? ""));
     if (error instanceof OriginError) {
       log({ level: "error", event: "origin-failure", kind: error.kind, origin: error.origin, cause: String((error.cause as Error)?.message ?? "") });
       if (error.kind === "timeout") return problemResponse(504, "The origin did not answer within the timeout (ORIGIN_TIMEOUT_MS).", accept);

@@ -1,4 +1,4 @@
-// What `wrangler types` cannot see in wrangler.toml: the secret (set with `wrangler secret put`)
+// What `wrangler types` cannot see in wrangler.toml: the secrets (set with `wrangler secret put`)
 // and the optional variables that are unset by default. Merged into the generated Cloudflare.Env.
 declare namespace Cloudflare {
   interface Env {
@@ -6,6 +6,11 @@ declare namespace Cloudflare {
     UPSTASH_REDIS_REST_TOKEN: string;
     ORIGIN_URL?: string;
     ROUTES?: string;
+    /** A secret: set (`wrangler secret put ADMIN_TOKEN`), it turns the admin API on. */
+    ADMIN_TOKEN?: string;
+    ANALYTICS_CLIENT?: string;
+    /** The Analytics Engine dataset decision events go to, when bound (README, "Operating ratewall"). */
+    RATEWALL_ANALYTICS?: AnalyticsEngineDataset;
   }
 }
 

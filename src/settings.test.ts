@@ -51,6 +51,24 @@ describe("readSettings", () => {
     expect(() => readSettings({ ...base, UPSTASH_REDIS_REST_TOKEN: 42 as unknown as string })).toThrow(/^UPSTASH_REDIS_REST_TOKEN: expected a non-empty string$/);
   });
 
+  it("Should turn the admin API on only with an ADMIN_TOKEN of at least 32 characters, never quoting it", () => {
+    expect(readSettings(base).adminToken).toBeUndefined();
+    expect(readSettings({ ...base, ADMIN_TOKEN: "a".repeat(32) }).adminToken).toBe("a".repeat(32));
+    expect(() => readSettings({ ...base, ADMIN_TOKEN: "hunter2-is-short" })).toThrow(/^ADMIN_TOKEN: must be at least 32 characters \(got 16\)$/);
+    expect(() => readSettings({ ...base, ADMIN_TOKEN: 42 })).toThrow("ADMIN_TOKEN: expected a string (set it with `wrangler secret put ADMIN_TOKEN`)");
+  });
+
+  it("Should mask the admin token when it was pasted into another variable", () => {
+    const token = "adm1n-0123456789-abcdefghijklmnopq";
+    expect(() => readSettings({ ...base, ADMIN_TOKEN: token, KEY_PREFIX: `${token}{` })).toThrow('KEY_PREFIX: invalid key prefix "[redacted]{"');
+  });
+
+  it("Should hash clients in events by default, and accept plain or none", () => {
+    expect(readSettings(base).analytics).toEqual({ client: "hashed" });
+    expect(readSettings({ ...base, ANALYTICS_CLIENT: "none" }).analytics).toEqual({ client: "none" });
+    expect(() => readSettings({ ...base, ANALYTICS_CLIENT: "sha256" })).toThrow('ANALYTICS_CLIENT: unknown analytics client "sha256" (expected one of hashed, plain, none)');
+  });
+
   it("Should name the variable, the path and the value of a nested mistake", () => {
     const routes = [{ pattern: "a.com/*", rules: "1/1s" }, { pattern: "b.com/*", rules: [{ limit: 5, window: "1s", algorithm: "leaky" }] }];
     expect(() => readSettings({ ...base, ROUTES: routes })).toThrow(

@@ -76,8 +76,8 @@ function fromAddress(text: string, ipv6Subnet: number): Identity {
   return client ? { client } : { client: UNKNOWN_CLIENT, warning: "invalid-ip" };
 }
 
-/** SHA-256 (Web Crypto), first 128 bits in hex: collision-free in practice, half the key size. */
-async function sha256Hex(value: string): Promise<string> {
+/** SHA-256 (Web Crypto), first 128 bits in hex: collision-free in practice, half the key size. The admin API hashes `key=` with it, as requests are. */
+export async function sha256Hex(value: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", ENCODER.encode(value));
   return Array.from(new Uint8Array(digest, 0, 16), (byte) => HEX[byte]).join("");
 }

@@ -65,6 +65,8 @@ const vars: fc.Arbitrary<Vars> = fc.record({
   IPV6_SUBNET: number(1, 128),
   TRUSTED_PROXIES: number(0, 10),
   ORIGIN_TIMEOUT_MS: number(1, 300_000),
+  ADMIN_TOKEN: optional(mostly(fc.constant("admin-token-for-the-fuzz-0123456789"), fc.constantFrom("short", " ", "x".repeat(31)))),
+  ANALYTICS_CLIENT: choice(["hashed", "plain", "none"], ["sha256", "HASHED"]),
 });
 const request = fc.record({
   url: fc.tuple(fc.constantFrom("https://", "http://"), fc.oneof(fc.domain(), fc.constantFrom("example.com", "api.example.com", "EXAMPLE.com.")), fc.webPath(), fc.webQueryParameters()).map(([s, h, p, q]) => `${s}${h}${p || "/"}${q ? `?${q}` : ""}`),

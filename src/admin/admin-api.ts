@@ -1,0 +1,164 @@
+/**
+ * @module The admin API: when `ADMIN_TOKEN` is set, the Worker answers `/__ratewall/*` itself, on
+ * every host it serves. These requests never reach the origin and are never counted against a
+ * client. Every answer is JSON; errors are RFC 9457 problem details.
+ *
+ * - `GET /__ratewall/status?client=<ip>|key=<raw>[&route=<name>]`: each rule's remaining quota,
+ *   read-only (one round trip; nothing charged, no TTL moved).
+ * - `POST /__ratewall/reset?client=…|key=…[&route=<name>]`: deletes the client's counters for
+ *   every rule of the route and drops it from this isolate's block cache. Other isolates re-ask
+ *   Redis within `BLOCK_RECHECK_MS`.
+ * - `GET /__ratewall/config`: the effective settings, both tokens redacted.
+ *
+ * The bearer token is checked first, in constant time. Failed attempts are limited per address
+ * ({@link MAX_FAILED_ATTEMPTS} a minute, counted in Redis so every isolate sees them); a locked-out
+ * address is refused even with the right token, or the lockout would not stop guessing.
+ */
+import type { MiddlewareHandler } from "hono";
+import { problemJson } from "../answers";
+import { blockFor, blockKey } from "../block-cache";
+import type { Settings } from "../config/types";
+import { retryAfterSeconds } from "../headers/rate-limit-headers";
+import { identify } from "../keys/identify";
+import { createLimiter } from "../limiter";
+import type { Decision, Limiter } from "../limiter/types";
+import { normalizeForMatch } from "../routing/normalize";
+import type { CompiledRoute, Runtime, Runtimes } from "../middleware/rate-limit/runtime";
+import { readClientParam } from "./client-param";
+import { bearerToken, sameToken } from "./token";
+
+/** Every admin path starts with this (after the same normalization routes get). */
+export const ADMIN_PREFIX = "/__ratewall/";
+
+/** Failed attempts allowed per address and minute before it is locked out for the rest of it. */
+export const MAX_FAILED_ATTEMPTS = 10;
+
+/** The scope of the failed-attempt counters: no route can have it (route names are patterns or lowercase names). */
+const GUARD_SCOPE = "__ratewall-admin";
+/** Only a URL with one of these can name an admin path: anything else skips the normalization. */
+const ADMIN_HINT = /%|_ratewall/i;
+const REDACTED = "[redacted]";
+
+type Endpoint = (runtime: Runtime, query: URLSearchParams) => Promise<Response>;
+
+const ENDPOINTS: Record<string, { method: string; run: Endpoint }> = {
+  status: { method: "GET", run: status },
+  reset: { method: "POST", run: reset },
+  config: { method: "GET", run: async (runtime) => Response.json(redactedSettings(runtime.settings)) },
+};
+
+/**
+ * The admin API, as a middleware in front of the rate limiter. Without `ADMIN_TOKEN` it passes
+ * every request on and `/__ratewall/` is an ordinary path.
+ *
+ * @example
+ * const runtimes = createRuntimes(options);
+ * app.use(adminApi(runtimes)).use(rateLimitWith(runtimes));
+ */
+export function adminApi(runtimes: Runtimes): MiddlewareHandler {
+  const guards = new WeakMap<Runtime, Limiter>();
+  return async function adminApi(c, next) {
+    const runtime = runtimes(c.env);
+    const token = runtime.settings.adminToken;
+    if (token === undefined || !ADMIN_HINT.test(c.req.url)) return next();
+    const url = new URL(c.req.url);
+    const path = normalizeForMatch(url).path;
+    if (!path.startsWith(ADMIN_PREFIX)) return next();
+
+    let guard = guards.get(runtime);
+    if (!guard) {
+      guard = createLimiter([{ name: "failed-attempts", algorithm: "fixed-window", limit: MAX_FAILED_ATTEMPTS, windowMs: 60_000 }], { runner: runtime.runner, prefix: runtime.settings.keyPrefix });
+      guards.set(runtime, guard);
+    }
+    const locked = await lockedOut(runtime, guard, c.req.raw.headers, sameToken(bearerToken(c.req.header("authorization")) ?? "", token));
+    if (locked) return locked;
+
+    const endpoint = ENDPOINTS[path.slice(ADMIN_PREFIX.length)];
+    if (!endpoint) return problemJson(404, `Unknown admin path ${JSON.stringify(path)} (endpoints: ${Object.keys(ENDPOINTS).map((name) => ADMIN_PREFIX + name).join(", ")}).`);
+    if (c.req.method !== endpoint.method) return problemJson(405, `${path} takes ${endpoint.method}, not ${c.req.method}.`, [["Allow", endpoint.method]]);
+    try {
+      return await endpoint.run(runtime, url.searchParams);
+    } catch (error) {
+      runtime.log({ level: "error", event: "redis-failure", route: "admin", kind: (error as { kind?: string }).kind ?? "unknown", cause: (error as Error).message });
+      return problemJson(503, "Redis could not be reached; nothing was changed.");
+    }
+  };
+}
+
+/**
+ * The answer that refuses this admin request (401, or 429 for a locked-out address), or
+ * undefined when it may proceed. A wrong token is counted; a right one is checked against the
+ * count without adding to it. When Redis cannot count, a wrong token is still refused and a
+ * right one still admitted: operators need the API most when something is failing.
+ */
+async function lockedOut(runtime: Runtime, guard: Limiter, headers: Headers, authorized: boolean): Promise<Response | undefined> {
+  const { client } = await identify(headers, runtime.defaultRoute.identify);
+  const now = runtime.clock();
+  const key = blockKey(GUARD_SCOPE, client);
+  const block = runtime.blocks.get(key, now);
+  if (block && now < block.recheckAt) return tooManyFailures(block.decision, now);
+  const request = { client, scope: GUARD_SCOPE, now };
+  let decision: Decision | undefined;
+  try {
+    decision = authorized ? await guard.status(request) : await guard.limit(request);
+  } catch {
+    decision = undefined;
+  }
+  if (decision && !decision.allowed) {
+    runtime.blocks.set(key, blockFor(decision, now));
+    if (!block) runtime.log({ level: "warn", event: "admin-auth-failure", client, lockedOutFor: retryAfterSeconds(decision, now) });
+    return tooManyFailures(decision, now);
+  }
+  if (authorized) return undefined;
+  return problemJson(401, "Missing or wrong bearer token (Authorization: Bearer <ADMIN_TOKEN>).", [["WWW-Authenticate", 'Bearer realm="ratewall"']]);
+}
+
+function tooManyFailures(decision: Decision, now: number): Response {
+  const seconds = retryAfterSeconds(decision, now);
+  return problemJson(429, `Too many failed attempts from this address; retry after ${seconds} s.`, [["Retry-After", String(seconds)]]);
+}
+
+/** The route `route=` names (the default route without it), or the 404 that lists the names. */
+function routeParam(runtime: Runtime, query: URLSearchParams): CompiledRoute | Response {
+  const name = query.get("route") ?? runtime.defaultRoute.name;
+  const route = runtime.routesByName.get(name);
+  if (route) return route;
+  const names = [...runtime.routesByName.keys()].map((known) => JSON.stringify(known)).join(", ");
+  return problemJson(404, `Unknown route ${JSON.stringify(name.slice(0, 200))} (routes: ${names}).`);
+}
+
+/** The route and client of a status or reset request, or the answer that refuses it. */
+async function target(runtime: Runtime, query: URLSearchParams): Promise<{ route: CompiledRoute; client: string } | Response> {
+  const route = routeParam(runtime, query);
+  if (route instanceof Response) return route;
+  const param = await readClientParam(query, runtime.settings.ipv6Subnet);
+  if ("error" in param) return problemJson(400, param.error);
+  return { route, client: param.client };
+}
+
+async function status(runtime: Runtime, query: URLSearchParams): Promise<Response> {
+  const found = await target(runtime, query);
+  if (found instanceof Response) return found;
+  const { route, client } = found;
+  const now = runtime.clock();
+  const decision = route.limiter && (await route.limiter.status({ client, scope: route.settings.scope, cost: route.settings.cost, now }));
+  const rules = route.settings.rules.map((rule, i) => {
+    const outcome = decision!.rules[i]!;
+    return { name: rule.name, algorithm: rule.algorithm, limit: outcome.limit, windowMs: rule.windowMs, remaining: outcome.remaining, resetMs: Math.max(0, outcome.resetAt - now) };
+  });
+  return Response.json({ client, route: route.name, rules });
+}
+
+async function reset(runtime: Runtime, query: URLSearchParams): Promise<Response> {
+  const found = await target(runtime, query);
+  if (found instanceof Response) return found;
+  const { route, client } = found;
+  const deleted = route.limiter ? await route.limiter.reset({ client, scope: route.settings.scope, now: runtime.clock() }) : 0;
+  runtime.blocks.delete(blockKey(route.settings.scope, client));
+  return Response.json({ client, route: route.name, deleted });
+}
+
+/** The settings as the Worker uses them, with both secrets replaced. */
+function redactedSettings(settings: Settings): Settings {
+  return { ...settings, redis: { ...settings.redis, token: REDACTED }, ...(settings.adminToken === undefined ? {} : { adminToken: REDACTED }) };
+}

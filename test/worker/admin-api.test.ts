@@ -1,0 +1,169 @@
+import { describe, expect, it } from "vitest";
+import { MAX_FAILED_ATTEMPTS } from "../../src/admin/admin-api";
+import { BLOCK_RECHECK_MS } from "../../src/block-cache";
+import { testApp, uniqueIpv4, uniqueIpv6Prefix } from "./helpers";
+
+const ADMIN_TOKEN = "adm1n-t0ken-for-the-end-to-end-tests-0123456789";
+const bearer = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+/** An app with the admin API on, whose origin fetches are counted. */
+function adminApp(vars: Record<string, unknown> = {}) {
+  const origin = { calls: 0 };
+  const t = testApp({ ADMIN_TOKEN, RATE_LIMIT: "5/1m", ...vars }, { originFetch: (input, init) => (origin.calls++, fetch(input, init)) });
+  const admin = (path: string, { method = "GET", ip = "192.0.2.1", headers = bearer }: { method?: string; ip?: string; headers?: Record<string, string> } = {}) =>
+    t.request(`/__ratewall/${path}`, { method, ip, headers });
+  return { ...t, origin, admin };
+}
+
+describe("the admin API: status", () => {
+  it("Should report a client's remaining quota without spending any, so the client can then spend exactly that much", async () => {
+    const t = adminApp();
+    const ip = uniqueIpv4();
+    await t.get("/", ip);
+    await t.get("/", ip);
+    const first = await t.admin(`status?client=${ip}`);
+    expect(first.status).toBe(200);
+    const body = await first.json();
+    expect(body).toEqual({ client: ip, route: "default", rules: [{ name: "default", algorithm: "fixed-window", limit: 5, windowMs: 60_000, remaining: 3, resetMs: 60_000 }] });
+    expect(await (await t.admin(`status?client=${ip}`)).json()).toEqual(body);
+    const spent = [];
+    for (let i = 0; i < 3; i++) spent.push((await t.get("/", ip)).status);
+    expect(spent).toEqual([200, 200, 200]);
+    expect((await t.get("/", ip)).status).toBe(429);
+  });
+
+  it("Should normalize the client as requests are: IPv6 grouped by IPV6_SUBNET, IPv4-mapped IPv6 as IPv4", async () => {
+    const t = adminApp();
+    const prefix = uniqueIpv6Prefix();
+    await t.get("/", `${prefix}::1`);
+    const grouped = await (await t.admin(`status?client=${encodeURIComponent(`${prefix}:aaaa::2`)}`)).json();
+    expect(grouped).toMatchObject({ client: `${prefix}::/64`, rules: [{ remaining: 4 }] });
+    const ip = uniqueIpv4();
+    await t.get("/", ip);
+    expect(await (await t.admin(`status?client=::ffff:${ip}`)).json()).toMatchObject({ client: ip, rules: [{ remaining: 4 }] });
+  });
+
+  it("Should find a header-keyed client by its raw key, hashed as the Worker hashes it", async () => {
+    const t = adminApp({ ROUTES: [{ pattern: "*/v1/*", name: "api", rules: "10/1m", key: "header:x-api-key" }] });
+    await t.get("/v1/items", uniqueIpv4(), { "x-api-key": "sk_live_42" });
+    await t.get("/v1/items", uniqueIpv4(), { "x-api-key": "sk_live_42" });
+    const body = await (await t.admin("status?key=sk_live_42&route=api")).json();
+    expect(body).toMatchObject({ client: expect.stringMatching(/^key:[0-9a-f]{32}$/), route: "api", rules: [{ remaining: 8 }] });
+  });
+
+  it("Should answer 400 for a malformed client, 404 naming the routes for an unknown one, and 405 for a wrong method", async () => {
+    const t = adminApp({ ROUTES: [{ pattern: "*/login", name: "login", rules: "5/1m" }] });
+    const malformed = await t.admin("status?client=300.1.1.1");
+    expect(malformed.status).toBe(400);
+    expect(malformed.headers.get("content-type")).toBe("application/problem+json");
+    expect(await malformed.json()).toMatchObject({ status: 400, detail: 'Invalid client "300.1.1.1": expected an IPv4 or IPv6 address.' });
+    const unknown = await t.admin("status?client=192.0.2.7&route=lgoin");
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { detail: string }).detail).toBe('Unknown route "lgoin" (routes: "default", "login").');
+    const wrongMethod = await t.admin("reset?client=192.0.2.7", { method: "GET" });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get("allow")).toBe("POST");
+    expect((await t.admin("stats")).status).toBe(404);
+  });
+});
+
+describe("the admin API: reset", () => {
+  it("Should delete a blocked client's counters, so that its next request goes through", async () => {
+    const t = adminApp({ RATE_LIMIT: "2/1m" });
+    const ip = uniqueIpv4();
+    for (let i = 0; i < 3; i++) await t.get("/", ip);
+    expect((await t.get("/", ip)).status).toBe(429);
+    const reset = await t.admin(`reset?client=${ip}`, { method: "POST" });
+    expect(await reset.json()).toEqual({ client: ip, route: "default", deleted: 1 });
+    expect((await t.get("/", ip)).status).toBe(200);
+  });
+
+  it("Should reset every rule of the named route", async () => {
+    const t = adminApp({ ROUTES: [{ pattern: "*/login", name: "login", rules: ["1/1m", { limit: 3, window: "1h", algorithm: "sliding-log", name: "hourly" }] }] });
+    const ip = uniqueIpv4();
+    await t.get("/login", ip);
+    expect((await t.get("/login", ip)).status).toBe(429);
+    expect(await (await t.admin(`reset?client=${ip}&route=login`, { method: "POST" })).json()).toEqual({ client: ip, route: "login", deleted: 2 });
+    expect(await (await t.admin(`status?client=${ip}&route=login`)).json()).toMatchObject({ rules: [{ name: "1-per-1m", remaining: 1 }, { name: "hourly", remaining: 3 }] });
+  });
+});
+
+describe("the admin API: authentication", () => {
+  it("Should answer 401 problem+json to a missing or wrong token, and change nothing", async () => {
+    const t = adminApp({ RATE_LIMIT: "1/1m" });
+    const ip = uniqueIpv4();
+    await t.get("/", ip);
+    for (const headers of [{} as Record<string, string>, { authorization: "Bearer wrong" }, { authorization: `Basic ${ADMIN_TOKEN}` }, { authorization: `Bearer ${ADMIN_TOKEN}x` }]) {
+      const refused = await t.admin(`reset?client=${ip}`, { method: "POST", headers, ip: uniqueIpv4() });
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get("www-authenticate")).toBe('Bearer realm="ratewall"');
+      expect(await refused.json()).toMatchObject({ title: "Unauthorized", status: 401 });
+    }
+    expect((await t.get("/", ip)).status).toBe(429);
+  });
+
+  it("Should lock an address out after too many failed attempts, even when it then sends the right token", async () => {
+    const t = adminApp();
+    const attacker = uniqueIpv4();
+    const statuses = [];
+    for (let i = 0; i < MAX_FAILED_ATTEMPTS + 2; i++) statuses.push((await t.admin("config", { ip: attacker, headers: { authorization: `Bearer guess-${i}` } })).status);
+    expect(statuses).toEqual([...Array(MAX_FAILED_ATTEMPTS).fill(401), 429, 429]);
+    const right = await t.admin("config", { ip: attacker });
+    expect(right.status).toBe(429);
+    expect(Number(right.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await t.admin("config", { ip: uniqueIpv4() })).status).toBe(200);
+    expect(t.logs.filter((entry) => entry.event === "admin-auth-failure")).toEqual([expect.objectContaining({ client: attacker })]);
+  });
+});
+
+describe("the admin API: isolation from traffic", () => {
+  it("Should never forward an admin path to the origin, nor count it against the client, on any host", async () => {
+    const t = adminApp({ RATE_LIMIT: "2/1m" });
+    const ip = uniqueIpv4();
+    for (const url of ["https://example.com/__ratewall/config", "http://other.example/__ratewall/status?client=192.0.2.9", "https://example.com/__RATEWALL/%63onfig", "https://example.com/x/../__ratewall/nope"]) {
+      const res = await t.request(url, { ip, headers: bearer });
+      expect(res.headers.get("content-type")).toMatch(/json/);
+    }
+    await t.request("/__ratewall/config", { ip });
+    expect(t.origin.calls).toBe(0);
+    expect(await (await t.admin(`status?client=${ip}`)).json()).toMatchObject({ rules: [{ remaining: 2 }] });
+  });
+
+  it("Should treat /__ratewall/ as an ordinary, counted path when ADMIN_TOKEN is unset", async () => {
+    const t = testApp({ RATE_LIMIT: "1/1m" });
+    const ip = uniqueIpv4();
+    const res = await t.request("/__ratewall/status?client=192.0.2.1", { ip, headers: bearer });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-demo-origin")).toBe("1");
+    expect((await t.get("/__ratewall/config", ip)).status).toBe(429);
+  });
+});
+
+describe("the admin API: config", () => {
+  it("Should show the effective settings with both tokens redacted", async () => {
+    const t = adminApp({ ROUTES: [{ pattern: "*/login", rules: "5/1m" }] });
+    const res = await t.admin("config");
+    const text = await res.text();
+    expect(text).not.toContain(ADMIN_TOKEN);
+    const settings = JSON.parse(text) as { routes: unknown };
+    expect(settings).toMatchObject({ redis: { token: "[redacted]" }, adminToken: "[redacted]", failureMode: "open", analytics: { client: "hashed" } });
+    expect(settings.routes).toEqual([expect.objectContaining({ pattern: "*/login", rules: [expect.objectContaining({ limit: 5, windowMs: 60_000 })] })]);
+  });
+});
+
+describe("the block cache after a reset", () => {
+  it("Should let another isolate keep refusing for at most BLOCK_RECHECK_MS", async () => {
+    // Two apps on one prefix stand for two isolates: each has its own block cache.
+    const first = adminApp({ RATE_LIMIT: "1/1h" });
+    const ip = uniqueIpv4();
+    const prefix = ((await (await first.admin("config")).json()) as { keyPrefix: string }).keyPrefix;
+    const other = testApp({ RATE_LIMIT: "1/1h", KEY_PREFIX: prefix });
+    other.clock.now = first.clock.now;
+    await other.get("/", ip);
+    expect((await other.get("/", ip)).status).toBe(429);
+    await first.admin(`reset?client=${ip}`, { method: "POST" });
+    expect((await other.get("/", ip)).status).toBe(429);
+    other.clock.now += BLOCK_RECHECK_MS;
+    expect((await other.get("/", ip)).status).toBe(200);
+  });
+});
