@@ -69,7 +69,12 @@ export function waitText(ms: number): string {
   // Below 59.95 s, so that toFixed never shows "60.0 s".
   if (ms < 59_950) return `${(ms / 1_000).toFixed(1)} s`;
   const seconds = Math.round(ms / 1_000);
-  if (seconds < 3_600) return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+  if (seconds < 3_600) return pair(Math.floor(seconds / 60), "min", seconds % 60, "s");
   const minutes = Math.round(seconds / 60);
-  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+  return pair(Math.floor(minutes / 60), "h", minutes % 60, "min");
+}
+
+/** "2 min 5 s", but "59 min" rather than "59 min 0 s". */
+function pair(major: number, majorUnit: string, minor: number, minorUnit: string): string {
+  return minor === 0 ? `${major} ${majorUnit}` : `${major} ${majorUnit} ${minor} ${minorUnit}`;
 }
