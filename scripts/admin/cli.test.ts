@@ -18,7 +18,7 @@ interface Seen {
 }
 
 /** A Worker that answers like the admin API contract, and records what it was asked. */
-function fakeWorker(seen: Seen[], state: { enabled: boolean }): Server {
+function fakeWorker(seen: Seen[], state: { origin?: "html" | "echo" }): Server {
   return createServer((request, response) => {
     seen.push({ method: request.method!, url: request.url!, authorization: request.headers.authorization });
     const url = new URL(request.url!, "http://worker");
@@ -28,7 +28,8 @@ function fakeWorker(seen: Seen[], state: { enabled: boolean }): Server {
     };
     const problem = (status: number, title: string, detail: string) => answer(status, { type: "about:blank", title, status, detail }, "application/problem+json");
     // Without ADMIN_TOKEN the path is not special: it goes to the origin like any other.
-    if (!state.enabled) return answer(200, "<h1>demo origin</h1>", "text/html");
+    if (state.origin === "html") return answer(200, "<h1>origin</h1>", "text/html");
+    if (state.origin === "echo") return answer(200, { method: request.method, url: request.url, headers: request.headers });
     if (request.headers.authorization !== `Bearer ${TOKEN}`) return problem(401, "Unauthorized", "missing or wrong bearer token");
     const route = url.searchParams.get("route");
     if (route !== null && !ROUTES.includes(route)) return problem(404, "Not Found", `unknown route "${route}" (routes: ${ROUTES.join(", ")})`);
@@ -53,7 +54,7 @@ function runCli(args: string[], env: Record<string, string | undefined>): Promis
 
 describe("npm run admin against a Worker", () => {
   const seen: Seen[] = [];
-  const state = { enabled: true };
+  const state: { origin?: "html" | "echo" } = {};
   const server = fakeWorker(seen, state);
   let url = "";
   const withToken = { RATEWALL_ADMIN_TOKEN: TOKEN };
@@ -65,7 +66,7 @@ describe("npm run admin against a Worker", () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
   beforeEach(() => {
     seen.length = 0;
-    state.enabled = true;
+    delete state.origin;
   });
 
   it("GETs the status with the bearer token, the client and the route, and prints the table", async () => {
@@ -99,10 +100,13 @@ describe("npm run admin against a Worker", () => {
     expect(result).toEqual({ code: 1, stdout: "", stderr: "ratewall admin: 401 Unauthorized: missing or wrong bearer token\n" });
   }, 30_000);
 
-  it("exits 1 and suspects ADMIN_TOKEN when the answer is not the admin API's JSON", async () => {
-    state.enabled = false;
-    const result = await runCli(["config", "--url", url], withToken);
-    expect(result).toEqual({ code: 1, stdout: "", stderr: `ratewall admin: ${url} answered 200 with text/html, not the admin API's JSON (is ADMIN_TOKEN set on the Worker?)\n` });
+  it.each([
+    ["html", "text/html"],
+    ["echo", "application/json"],
+  ] as const)("exits 1 and suspects ADMIN_TOKEN when a %s origin answers instead of the admin API, printing nothing of its answer", async (origin, type) => {
+    state.origin = origin;
+    const result = await runCli(["status", "203.0.113.7", "--json", "--url", url], withToken);
+    expect(result).toEqual({ code: 1, stdout: "", stderr: `ratewall admin: ${url} answered 200 with ${type}, not the admin API's status JSON (is ADMIN_TOKEN set on the Worker?)\n` });
   }, 30_000);
 
   it("exits 2 with the usage, sending nothing, when RATEWALL_ADMIN_TOKEN is unset", async () => {

@@ -6,8 +6,9 @@
  * RATEWALL_ADMIN_TOKEN=… npm run admin -- status 203.0.113.7 --route api
  */
 import { AdminUsageError, parseAdminArgs, USAGE, type Command } from "./args.ts";
-import { type AdminAnswer, callAdmin } from "./client.ts";
-import { type ConfigAnswer, formatConfig, formatProblem, formatReset, formatStatus, type ResetAnswer, type StatusAnswer } from "./format.ts";
+import { readAnswer, type ResetAnswer, type StatusAnswer } from "./answers.ts";
+import { callAdmin } from "./client.ts";
+import { formatConfig, formatProblem, formatReset, formatStatus } from "./format.ts";
 
 async function main(): Promise<number> {
   const args = parseAdminArgs(process.argv.slice(2), process.env);
@@ -20,20 +21,20 @@ async function main(): Promise<number> {
     console.error(formatProblem(answer.status, answer.statusText, answer.body, answer.retryAfter));
     return 1;
   }
-  // Without ADMIN_TOKEN the Worker has no admin API, and the path goes to the origin like any other.
-  if (!/^application\/([\w.+-]+\+)?json\b/.test(answer.contentType)) {
-    console.error(`ratewall admin: ${args.url} answered ${answer.status} with ${answer.contentType || "no content type"}, not the admin API's JSON (is ADMIN_TOKEN set on the Worker?)`);
+  const body = readAnswer(args.command.name, answer.contentType, answer.body);
+  if (!body) {
+    // Without ADMIN_TOKEN the Worker has no admin API, and the path goes to the origin like any other.
+    console.error(`ratewall admin: ${args.url} answered ${answer.status} with ${answer.contentType || "no content type"}, not the admin API's ${args.command.name} JSON (is ADMIN_TOKEN set on the Worker?)`);
     return 1;
   }
-  console.log(args.json ? answer.body.trimEnd() : render(args.command, answer));
+  console.log(args.json ? answer.body.trimEnd() : render(args.command, body));
   return 0;
 }
 
-function render(command: Command, answer: AdminAnswer): string {
-  const body: unknown = JSON.parse(answer.body);
-  if (command.name === "status") return formatStatus(body as StatusAnswer);
-  if (command.name === "reset") return formatReset(body as ResetAnswer);
-  return formatConfig(body as ConfigAnswer);
+function render(command: Command, body: Record<string, unknown>): string {
+  if (command.name === "status") return formatStatus(body as unknown as StatusAnswer);
+  if (command.name === "reset") return formatReset(body as unknown as ResetAnswer);
+  return formatConfig(body);
 }
 
 main().then(

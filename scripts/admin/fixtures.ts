@@ -2,7 +2,7 @@
  * @module Test data: answers shaped as the admin API contract describes them, shared by the
  * formatting tests and the fake Worker the CLI test talks to.
  */
-import type { ConfigAnswer, ResetAnswer, StatusAnswer } from "./format.ts";
+import type { ConfigAnswer, ResetAnswer, StatusAnswer } from "./answers.ts";
 
 /** A client with two rules on the `api` route, one of them nearly used up. */
 export const STATUS: StatusAnswer = {

@@ -3,36 +3,8 @@
  * contract; fields it may grow are printed generically (JSON) rather than refused, so that a newer
  * Worker does not break an older CLI.
  */
+import type { ConfigAnswer, ResetAnswer, StatusAnswer } from "./answers.ts";
 import { table, waitText, windowText } from "./table.ts";
-
-/** One rule's quota in a `GET /__ratewall/status` answer. */
-export interface RuleStatus {
-  name: string;
-  algorithm: string;
-  limit: number;
-  windowMs: number;
-  remaining: number;
-  /** ms until the quota is fully available again. */
-  resetMs: number;
-}
-
-/** `GET /__ratewall/status`. */
-export interface StatusAnswer {
-  client: string;
-  route: string;
-  rules: RuleStatus[];
-}
-
-/** `POST /__ratewall/reset`. */
-export interface ResetAnswer {
-  client: string;
-  route: string;
-  /** How many Redis keys were deleted. */
-  deleted: number;
-}
-
-/** `GET /__ratewall/config`: the effective settings, tokens already "[redacted]" by the Worker. */
-export type ConfigAnswer = Record<string, unknown>;
 
 /**
  * The status answer as a heading line and one row per rule.
