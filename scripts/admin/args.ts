@@ -30,7 +30,7 @@ export class AdminUsageError extends Error {
 }
 
 /** The variable the bearer token is read from. */
-export const TOKEN_VARIABLE = "RATEWALL_ADMIN_TOKEN";
+const TOKEN_VARIABLE = "RATEWALL_ADMIN_TOKEN";
 
 /** The usage text printed by `--help` and after a usage error. */
 export const USAGE = `Usage: npm run admin -- <command> [--url http://127.0.0.1:8787] [--json]

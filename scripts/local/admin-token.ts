@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 
 /** The Worker enables its admin API only for tokens at least this long (the lead's contract). */
-export const MIN_ADMIN_TOKEN_LENGTH = 32;
+const MIN_ADMIN_TOKEN_LENGTH = 32;
 
 /**
  * `ADMIN_TOKEN` from `env` when set (non-empty), else 32 random bytes in hex; `generated` says
