@@ -101,9 +101,9 @@ describe("npm run admin against a Worker", () => {
   }, 30_000);
 
   it.each([
-    ["html", "text/html"],
-    ["echo", "application/json"],
-  ] as const)("exits 1 and suspects ADMIN_TOKEN when a %s origin answers instead of the admin API, printing nothing of its answer", async (origin, type) => {
+    ["an HTML page", "html", "text/html"],
+    ["an echo of the request", "echo", "application/json"],
+  ] as const)("exits 1 and suspects ADMIN_TOKEN when the origin answers with %s instead of the admin API, printing nothing of it", async (_, origin, type) => {
     state.origin = origin;
     const result = await runCli(["status", "203.0.113.7", "--json", "--url", url], withToken);
     expect(result).toEqual({ code: 1, stdout: "", stderr: `ratewall admin: ${url} answered 200 with ${type}, not the admin API's status JSON (is ADMIN_TOKEN set on the Worker?)\n` });
