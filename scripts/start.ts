@@ -3,13 +3,15 @@
  * the Upstash REST shim on a free port with a random token, a demo origin (unless ORIGIN_URL) and
  * `wrangler dev` (on PORT, default 8787), wires them together, and on Ctrl-C or SIGTERM stops every
  * child it started. Every Worker variable set in this environment (RATE_LIMIT, ROUTES, MODE, …) is
- * passed on to the Worker.
+ * passed on to the Worker. The admin API is always on: with ADMIN_TOKEN (at least 32 characters),
+ * else with a random token printed once the Worker is ready, for `npm run admin`.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { maskCredentials } from "./upstash-shim/cli-options.ts";
 import { startShim } from "./upstash-shim/index.ts";
+import { localAdminToken } from "./local/admin-token.ts";
 import { startDemoOrigin } from "./local/demo-origin.ts";
 import { freePort, RedisServerMissingError, startRedisServer } from "./local/redis-server.ts";
 import { workerVarArgs } from "./local/worker-vars.ts";
@@ -39,6 +41,8 @@ async function main() {
   process.on("SIGTERM", () => void stop(0));
 
   try {
+    // First: a token the Worker would refuse must stop us before anything starts.
+    const admin = localAdminToken(process.env);
     const redis = process.env.REDIS_URL ? undefined : await startRedisServer();
     if (redis) stops.push(redis.stop);
     const redisUrl = process.env.REDIS_URL ?? redis!.url;
@@ -49,7 +53,9 @@ async function main() {
     if (origin) stops.push(origin.close);
     const originUrl = process.env.ORIGIN_URL ?? origin!.url;
 
-    const vars = workerVarArgs(process.env, { UPSTASH_REDIS_REST_URL: shim.url, UPSTASH_REDIS_REST_TOKEN: token, ORIGIN_URL: originUrl });
+    // ADMIN_TOKEN as an override: a generated one is not in the environment, and a user's one is
+    // passed even where VARIABLES does not list it yet.
+    const vars = workerVarArgs(process.env, { UPSTASH_REDIS_REST_URL: shim.url, UPSTASH_REDIS_REST_TOKEN: token, ORIGIN_URL: originUrl, ADMIN_TOKEN: admin.token });
     const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort()), "--show-interactive-dev-session=false", ...vars];
     // detached: wrangler gets its own process group, so that stopping it also stops its workerd children.
     const wrangler = spawn(WRANGLER, args, {
@@ -74,7 +80,10 @@ async function main() {
       if (announced || !tail.includes("Ready on")) return;
       announced = true;
       console.log(`\nratewall is ready: http://127.0.0.1:${port}  (Ctrl-C stops everything)`);
-      console.log(`try: curl -i http://127.0.0.1:${port}/hello\n`);
+      console.log(`try: curl -i http://127.0.0.1:${port}/hello`);
+      // A token the user chose is theirs to keep off the screen; a generated one is useless unshown.
+      const shown = admin.generated ? admin.token : '"$ADMIN_TOKEN"';
+      console.log(`admin API: RATEWALL_ADMIN_TOKEN=${shown} npm run admin -- status 127.0.0.1 --url http://127.0.0.1:${port}\n`);
     });
   } catch (error) {
     console.error(error instanceof RedisServerMissingError ? error.message : `ratewall: ${error instanceof Error ? error.message : String(error)}`);

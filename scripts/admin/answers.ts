@@ -1,0 +1,63 @@
+/**
+ * @module PURE: the admin API's answers as the lead's contract shapes them, and a check that a 2xx
+ * JSON answer has that shape. Without ADMIN_TOKEN the Worker has no admin API and `/__ratewall/`
+ * goes to the origin like any other path, which may well answer 200 with JSON of its own.
+ */
+import type { Command } from "./args.ts";
+
+/** One rule's quota in a `GET /__ratewall/status` answer. */
+export interface RuleStatus {
+  name: string;
+  algorithm: string;
+  limit: number;
+  windowMs: number;
+  remaining: number;
+  /** ms until the quota is fully available again. */
+  resetMs: number;
+}
+
+/** `GET /__ratewall/status`. */
+export interface StatusAnswer {
+  client: string;
+  route: string;
+  rules: RuleStatus[];
+}
+
+/** `POST /__ratewall/reset`. */
+export interface ResetAnswer {
+  client: string;
+  route: string;
+  /** How many Redis keys were deleted. */
+  deleted: number;
+}
+
+/** `GET /__ratewall/config`: the effective settings, tokens already "[redacted]" by the Worker. */
+export type ConfigAnswer = Record<string, unknown>;
+
+/**
+ * The parsed answer when it is JSON (by content type and body) with the fields the CLI reads from
+ * `command`'s answer, else `undefined`. The config only needs a default route: its fields may grow.
+ *
+ * @example
+ * readAnswer("reset", "application/json", '{"client":"c1","route":"default","deleted":0}'); // → { client: "c1", … }
+ * readAnswer("status", "application/json", '{"method":"GET","url":"/__ratewall/status"}'); // → undefined: an echo origin
+ */
+export function readAnswer(command: Command["name"], contentType: string, text: string): Record<string, unknown> | undefined {
+  if (!/^application\/([\w.+-]+\+)?json\b/.test(contentType)) return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
+  const answer = body as Record<string, unknown>;
+  return hasFields(command, answer) ? answer : undefined;
+}
+
+function hasFields(command: Command["name"], answer: Record<string, unknown>): boolean {
+  if (command === "config") return typeof answer.defaultRoute === "object" && answer.defaultRoute !== null;
+  const about = typeof answer.client === "string" && typeof answer.route === "string";
+  if (command === "reset") return about && typeof answer.deleted === "number";
+  return about && Array.isArray(answer.rules);
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { AdminUsageError, parseAdminArgs } from "./args.ts";
+
+const env = { RATEWALL_ADMIN_TOKEN: "t".repeat(32) };
+
+describe("the admin CLI's arguments", () => {
+  it("reads a status command with the default URL, the default route and the token from RATEWALL_ADMIN_TOKEN", () => {
+    expect(parseAdminArgs(["status", "203.0.113.7"], env)).toEqual({
+      command: { name: "status", target: { by: "client", value: "203.0.113.7" } },
+      url: "http://127.0.0.1:8787",
+      token: env.RATEWALL_ADMIN_TOKEN,
+      json: false,
+    });
+  });
+
+  it("takes flags before or after the positional, and sends the value as key= with --key", () => {
+    expect(parseAdminArgs(["--json", "reset", "--route", "api", "k-123", "--key", "--url", "https://rl.example.com/"], env)).toEqual({
+      command: { name: "reset", target: { by: "key", value: "k-123" }, route: "api" },
+      url: "https://rl.example.com",
+      token: env.RATEWALL_ADMIN_TOKEN,
+      json: true,
+    });
+  });
+
+  it("reads config without a client, and treats --help as a request for the usage even without a token", () => {
+    expect(parseAdminArgs(["config"], env)?.command).toEqual({ name: "config" });
+    expect(parseAdminArgs(["status", "--help"], {})).toBeUndefined();
+    expect(parseAdminArgs(["-h"], {})).toBeUndefined();
+  });
+
+  it.each([
+    [[], "missing command (expected status, reset, config)"],
+    [["stats", "1.2.3.4"], 'unknown command "stats" (expected status, reset, config)'],
+    [["status"], "status: missing <client> (an IP address or client id; with --key, the raw key header value)"],
+    [["reset", ""], "reset: missing <client> (an IP address or client id; with --key, the raw key header value)"],
+    [["status", "1.2.3.4", "5.6.7.8"], 'status: unexpected argument "5.6.7.8"'],
+    [["status", "1.2.3.4", "--route", ""], "--route: empty route name (omit --route for the default route)"],
+    [["config", "1.2.3.4"], 'config: unexpected argument "1.2.3.4"'],
+    [["config", "--route", "api"], "config: --route only applies to status and reset"],
+    [["config", "--key"], "config: --key only applies to status and reset"],
+    [["config", "--url", "127.0.0.1:8787"], '--url: invalid URL "127.0.0.1:8787" (expected the Worker\'s origin, http(s)://host[:port])'],
+    [["config", "--url", "ftp://h"], '--url: invalid URL "ftp://h" (expected the Worker\'s origin, http(s)://host[:port])'],
+    [["config", "--url", "http://h/__ratewall/"], '--url: invalid URL "http://h/__ratewall/" (expected the Worker\'s origin, http(s)://host[:port])'],
+  ])("refuses %j with a message saying what is wrong", (argv, message) => {
+    expect(() => parseAdminArgs(argv, env)).toThrowError(new AdminUsageError(message));
+  });
+
+  it("refuses to run without RATEWALL_ADMIN_TOKEN, naming the variable", () => {
+    const message = "RATEWALL_ADMIN_TOKEN is not set (export the Worker's ADMIN_TOKEN as RATEWALL_ADMIN_TOKEN)";
+    expect(() => parseAdminArgs(["config"], {})).toThrowError(new AdminUsageError(message));
+    expect(() => parseAdminArgs(["config"], { RATEWALL_ADMIN_TOKEN: "" })).toThrowError(new AdminUsageError(message));
+  });
+
+  it("refuses unknown flags and flags without their value by name", () => {
+    expect(() => parseAdminArgs(["status", "1.2.3.4", "--token", "x"], env)).toThrowError(/'--token'/);
+    expect(() => parseAdminArgs(["status", "1.2.3.4", "--route"], env)).toThrowError(/'--route <value>' argument missing/);
+  });
+});

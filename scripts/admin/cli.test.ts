@@ -1,0 +1,128 @@
+import { execFile } from "node:child_process";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { CONFIG, RESET, STATUS } from "./fixtures.ts";
+import { formatConfig, formatReset, formatStatus } from "./format.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const TSX = fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url));
+const TOKEN = "a".repeat(64);
+const ROUTES = ["api", "example.com/health"];
+
+interface Seen {
+  method: string;
+  url: string;
+  authorization: string | undefined;
+}
+
+/** A Worker that answers like the admin API contract, and records what it was asked. */
+function fakeWorker(seen: Seen[], state: { origin?: "html" | "echo" }): Server {
+  return createServer((request, response) => {
+    seen.push({ method: request.method!, url: request.url!, authorization: request.headers.authorization });
+    const url = new URL(request.url!, "http://worker");
+    const answer = (status: number, body: unknown, type = "application/json") => {
+      response.writeHead(status, { "content-type": type });
+      response.end(typeof body === "string" ? body : JSON.stringify(body));
+    };
+    const problem = (status: number, title: string, detail: string) => answer(status, { type: "about:blank", title, status, detail }, "application/problem+json");
+    // Without ADMIN_TOKEN the path is not special: it goes to the origin like any other.
+    if (state.origin === "html") return answer(200, "<h1>origin</h1>", "text/html");
+    if (state.origin === "echo") return answer(200, { method: request.method, url: request.url, headers: request.headers });
+    if (request.headers.authorization !== `Bearer ${TOKEN}`) return problem(401, "Unauthorized", "missing or wrong bearer token");
+    const route = url.searchParams.get("route");
+    if (route !== null && !ROUTES.includes(route)) return problem(404, "Not Found", `unknown route "${route}" (routes: ${ROUTES.join(", ")})`);
+    const expected = { "/__ratewall/status": "GET", "/__ratewall/reset": "POST", "/__ratewall/config": "GET" }[url.pathname];
+    if (expected !== undefined && expected !== request.method) return problem(405, "Method Not Allowed", `use ${expected}`);
+    if (url.pathname === "/__ratewall/status") return answer(200, STATUS);
+    if (url.pathname === "/__ratewall/reset") return answer(200, RESET);
+    if (url.pathname === "/__ratewall/config") return answer(200, CONFIG);
+    return problem(404, "Not Found", "no such admin path");
+  });
+}
+
+/** Runs the CLI as `npm run admin` does; resolves with the exit code and both streams, whatever the code. */
+function runCli(args: string[], env: Record<string, string | undefined>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { RATEWALL_ADMIN_TOKEN: _ignored, ...rest } = process.env;
+  return new Promise((resolve) => {
+    execFile(TSX, ["scripts/admin/cli.ts", ...args], { cwd: ROOT, env: { ...rest, ...env } }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe("npm run admin against a Worker", () => {
+  const seen: Seen[] = [];
+  const state: { origin?: "html" | "echo" } = {};
+  const server = fakeWorker(seen, state);
+  let url = "";
+  const withToken = { RATEWALL_ADMIN_TOKEN: TOKEN };
+
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  beforeEach(() => {
+    seen.length = 0;
+    delete state.origin;
+  });
+
+  it("GETs the status with the bearer token, the client and the route, and prints the table", async () => {
+    const result = await runCli(["status", "203.0.113.7", "--route", "api", "--url", url], withToken);
+    expect(seen).toEqual([{ method: "GET", url: "/__ratewall/status?client=203.0.113.7&route=api", authorization: `Bearer ${TOKEN}` }]);
+    expect(result).toEqual({ code: 0, stdout: `${formatStatus(STATUS)}\n`, stderr: "" });
+  }, 30_000);
+
+  it("POSTs a reset of a raw key on the default route, and prints what was deleted", async () => {
+    const result = await runCli(["reset", "key 42", "--key", "--url", url], withToken);
+    expect(seen).toEqual([{ method: "POST", url: "/__ratewall/reset?key=key+42", authorization: `Bearer ${TOKEN}` }]);
+    expect(result).toEqual({ code: 0, stdout: `${formatReset(RESET)}\n`, stderr: "" });
+  }, 30_000);
+
+  it("GETs the config and prints it as a listing, or the JSON as received with --json", async () => {
+    const table = await runCli(["config", "--url", url], withToken);
+    const json = await runCli(["config", "--json", "--url", url], withToken);
+    expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual(["GET /__ratewall/config", "GET /__ratewall/config"]);
+    expect(table).toEqual({ code: 0, stdout: `${formatConfig(CONFIG)}\n`, stderr: "" });
+    expect(json).toEqual({ code: 0, stdout: `${JSON.stringify(CONFIG)}\n`, stderr: "" });
+  }, 30_000);
+
+  it("exits 1 with the problem's status, title and detail on an unknown route", async () => {
+    const result = await runCli(["status", "203.0.113.7", "--route", "apii", "--url", url], withToken);
+    expect(result).toEqual({ code: 1, stdout: "", stderr: 'ratewall admin: 404 Not Found: unknown route "apii" (routes: api, example.com/health)\n' });
+  }, 30_000);
+
+  it("exits 1 with the problem's detail on a wrong token", async () => {
+    const result = await runCli(["config", "--url", url], { RATEWALL_ADMIN_TOKEN: "wrong" });
+    expect(seen).toEqual([{ method: "GET", url: "/__ratewall/config", authorization: "Bearer wrong" }]);
+    expect(result).toEqual({ code: 1, stdout: "", stderr: "ratewall admin: 401 Unauthorized: missing or wrong bearer token\n" });
+  }, 30_000);
+
+  it.each([
+    ["an HTML page", "html", "text/html"],
+    ["an echo of the request", "echo", "application/json"],
+  ] as const)("exits 1 and suspects ADMIN_TOKEN when the origin answers with %s instead of the admin API, printing nothing of it", async (_, origin, type) => {
+    state.origin = origin;
+    const result = await runCli(["status", "203.0.113.7", "--json", "--url", url], withToken);
+    expect(result).toEqual({ code: 1, stdout: "", stderr: `ratewall admin: ${url} answered 200 with ${type}, not the admin API's status JSON (is ADMIN_TOKEN set on the Worker?)\n` });
+  }, 30_000);
+
+  it("exits 2 with the usage, sending nothing, when RATEWALL_ADMIN_TOKEN is unset", async () => {
+    const result = await runCli(["status", "203.0.113.7", "--url", url], {});
+    expect(seen).toEqual([]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^ratewall admin: RATEWALL_ADMIN_TOKEN is not set .*\nUsage: npm run admin -- <command>/);
+  }, 30_000);
+
+  it("exits 1 naming the URL when nothing listens there", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const result = await runCli(["config", "--url", `http://127.0.0.1:${port}`], withToken);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`ratewall admin: cannot reach http://127.0.0.1:${port} (connect ECONNREFUSED 127.0.0.1:${port}); is the Worker running (npm start)?\n`);
+  }, 30_000);
+});

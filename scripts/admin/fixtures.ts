@@ -1,0 +1,49 @@
+/**
+ * @module Test data: answers shaped as the admin API contract describes them, shared by the
+ * formatting tests and the fake Worker the CLI test talks to.
+ */
+import type { ConfigAnswer, ResetAnswer, StatusAnswer } from "./answers.ts";
+
+/** A client with two rules on the `api` route, one of them nearly used up. */
+export const STATUS: StatusAnswer = {
+  client: "203.0.113.7",
+  route: "api",
+  rules: [
+    { name: "burst", algorithm: "token-bucket", limit: 10, windowMs: 1_000, remaining: 2, resetMs: 800 },
+    { name: "hourly", algorithm: "sliding-window", limit: 1_000, windowMs: 3_600_000, remaining: 997, resetMs: 3_540_000 },
+  ],
+};
+
+/** Two counters deleted. */
+export const RESET: ResetAnswer = { client: "203.0.113.7", route: "api", deleted: 2 };
+
+/** Two routes and the default one, with a field the contract does not name (`future`). */
+export const CONFIG: ConfigAnswer = {
+  redis: { url: "https://eu1.upstash.io", token: "[redacted]", timeoutMs: 500 },
+  defaultRoute: { pattern: "*/*", scope: "", rules: [{ name: "default", algorithm: "fixed-window", limit: 100, windowMs: 60_000 }], unlimited: false, key: { kind: "ip" }, cost: 1, mode: "enforce" },
+  routes: [
+    {
+      pattern: "api.example.com/v1/*",
+      scope: "api",
+      rules: [
+        { name: "burst", algorithm: "token-bucket", limit: 10, windowMs: 1_000, burst: 20 },
+        { name: "hourly", algorithm: "sliding-window", limit: 1_000, windowMs: 3_600_000 },
+      ],
+      unlimited: false,
+      key: { kind: "header", name: "x-api-key" },
+      cost: 1,
+      mode: "enforce",
+      origin: "https://origin.example.com",
+    },
+    { pattern: "example.com/health", scope: "example.com/health", rules: [], unlimited: true, key: { kind: "ip" }, cost: 1, mode: "shadow" },
+  ],
+  failureMode: "open",
+  keyPrefix: "rate",
+  headers: "draft",
+  ipv6Subnet: 64,
+  trustedProxies: 0,
+  originTimeoutMs: 30_000,
+  adminToken: "[redacted]",
+  analytics: { client: "hashed" },
+  future: ["a", 1],
+};

@@ -1,0 +1,119 @@
+import { describe, expect, it } from "vitest";
+import { CONFIG, STATUS } from "./fixtures.ts";
+import { formatConfig, formatProblem, formatReset, formatStatus } from "./format.ts";
+import { table, waitText, windowText } from "./table.ts";
+
+describe("the admin CLI's tables", () => {
+  it("prints a status as a heading and one aligned row per rule, numbers on the right", () => {
+    const answer = { client: "203.0.113.7", route: "default", rules: [{ name: "default", algorithm: "fixed-window", limit: 100, windowMs: 60_000, remaining: 97, resetMs: 42_100 }] };
+    expect(formatStatus(answer)).toBe(
+      [
+        "client 203.0.113.7 · route default",
+        "rule     algorithm     limit  window  remaining  resets in",
+        "default  fixed-window    100  1m             97  42.1 s",
+      ].join("\n"),
+    );
+    expect(formatStatus(STATUS)).toBe(
+      [
+        "client 203.0.113.7 · route api",
+        "rule    algorithm       limit  window  remaining  resets in",
+        "burst   token-bucket       10  1s              2  800 ms",
+        "hourly  sliding-window   1000  1h            997  59 min",
+      ].join("\n"),
+    );
+  });
+
+  it("says so when a status has no rules, because the route is unlimited", () => {
+    expect(formatStatus({ client: "c1", route: "health", rules: [] })).toBe("client c1 · route health\nno rules: the route is unlimited");
+  });
+
+  it("prints a reset as one line with the number of keys deleted", () => {
+    expect(formatReset({ client: "203.0.113.7", route: "api", deleted: 2 })).toBe("reset client 203.0.113.7 on route api: deleted 2 Redis keys");
+    expect(formatReset({ client: "203.0.113.7", route: "default", deleted: 1 })).toBe("reset client 203.0.113.7 on route default: deleted 1 Redis key");
+    expect(formatReset({ client: "c1", route: "default", deleted: 0 })).toBe("reset client c1 on route default: nothing to delete (no counters in Redis)");
+  });
+
+  it("prints the config as dotted settings, then the routes with the default route last, and unknown fields as JSON", () => {
+    expect(formatConfig(CONFIG)).toBe(
+      [
+        "setting           value",
+        "redis.url         https://eu1.upstash.io",
+        "redis.token       [redacted]",
+        "redis.timeoutMs   500",
+        "failureMode       open",
+        "keyPrefix         rate",
+        "headers           draft",
+        "ipv6Subnet        64",
+        "trustedProxies    0",
+        "originTimeoutMs   30000",
+        "adminToken        [redacted]",
+        "analytics.client  hashed",
+        'future            ["a",1]',
+        "",
+        "routes",
+        "pattern               name                rules                                                             key               mode     cost  origin",
+        "api.example.com/v1/*  api                 burst 10/1s token-bucket burst 20, hourly 1000/1h sliding-window  header:x-api-key  enforce     1  https://origin.example.com",
+        "example.com/health    example.com/health  unlimited                                                         ip                shadow      1  -",
+        "*/*                   (default)           default 100/1m fixed-window                                       ip                enforce     1  -",
+      ].join("\n"),
+    );
+  });
+
+  it("gives a route or rule field the contract does not name a column or a name=value of its own, and leaves out the origin column when no route has one", () => {
+    const route = { pattern: "*/*", scope: "", rules: [{ name: "default", algorithm: "gcra", limit: 5, windowMs: 1_500, jitter: true }], unlimited: false, key: { kind: "cookie", name: "sid" }, cost: 2, mode: "enforce", weight: 3 };
+    expect(formatConfig({ defaultRoute: route, routes: [] })).toBe(
+      [
+        "setting  value",
+        "",
+        "routes",
+        "pattern  name       rules                              key                             mode     cost  weight",
+        '*/*      (default)  default 5/1500ms gcra jitter=true  {"kind":"cookie","name":"sid"}  enforce     2  3',
+      ].join("\n"),
+    );
+  });
+
+  it("prints an error answer's status, title and detail, with Retry-After when given", () => {
+    const problem = (status: number, title: string, detail: string) => JSON.stringify({ type: "about:blank", title, status, detail });
+    expect(formatProblem(404, "Not Found", problem(404, "Not Found", 'unknown route "apii" (routes: api, example.com/health)'))).toBe(
+      'ratewall admin: 404 Not Found: unknown route "apii" (routes: api, example.com/health)',
+    );
+    expect(formatProblem(429, "Too Many Requests", problem(429, "Too Many Requests", "too many failed attempts"), "30")).toBe(
+      "ratewall admin: 429 Too Many Requests: too many failed attempts (retry after 30 s)",
+    );
+  });
+
+  it("falls back to the status text and the body's text when an error answer is not problem+json", () => {
+    expect(formatProblem(502, "Bad Gateway", "  upstream down\n")).toBe("ratewall admin: 502 Bad Gateway: upstream down");
+    expect(formatProblem(500, "Internal Server Error", "")).toBe("ratewall admin: 500 Internal Server Error");
+  });
+});
+
+describe("the admin CLI's layout helpers", () => {
+  it("pads columns two spaces apart without trailing spaces", () => {
+    expect(table([{ heading: "a" }, { heading: "n", right: true }, { heading: "last" }], [["long", "10", ""], ["x", "1", "y"]])).toBe("a      n  last\nlong  10\nx      1  y");
+  });
+
+  it.each([
+    [60_000, "1m"],
+    [90_000, "90s"],
+    [3_600_000, "1h"],
+    [86_400_000, "1d"],
+    [1_500, "1500ms"],
+    [250, "250ms"],
+  ])("writes a %i ms window as %s, as RATE_LIMIT would", (ms, text) => {
+    expect(windowText(ms)).toBe(text);
+  });
+
+  it.each([
+    [0, "now"],
+    [800, "800 ms"],
+    [42_100, "42.1 s"],
+    [59_949, "59.9 s"],
+    [59_950, "1 min"],
+    [125_000, "2 min 5 s"],
+    [3_540_000, "59 min"],
+    [7_500_000, "2 h 5 min"],
+  ])("writes a %i ms wait as %s", (ms, text) => {
+    expect(waitText(ms)).toBe(text);
+  });
+});

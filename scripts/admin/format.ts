@@ -1,0 +1,141 @@
+/**
+ * @module PURE: the admin API's answers as text for a terminal. Shapes follow the lead's admin API
+ * contract; fields it may grow are printed generically (JSON) rather than refused, so that a newer
+ * Worker does not break an older CLI.
+ */
+import type { ConfigAnswer, ResetAnswer, StatusAnswer } from "./answers.ts";
+import { table, waitText, windowText } from "./table.ts";
+
+/**
+ * The status answer as a heading line and one row per rule.
+ *
+ * @example
+ * formatStatus({ client: "203.0.113.7", route: "default", rules: [{ name: "default", algorithm: "fixed-window", limit: 100, windowMs: 60000, remaining: 97, resetMs: 42100 }] });
+ * // client 203.0.113.7 · route default
+ * // rule     algorithm     limit  window  remaining  resets in
+ * // default  fixed-window    100  1m             97  42.1 s
+ */
+export function formatStatus(answer: StatusAnswer): string {
+  const heading = `client ${answer.client} · route ${answer.route}`;
+  if (answer.rules.length === 0) return `${heading}\nno rules: the route is unlimited`;
+  const columns = [{ heading: "rule" }, { heading: "algorithm" }, { heading: "limit", right: true }, { heading: "window" }, { heading: "remaining", right: true }, { heading: "resets in" }];
+  const rows = answer.rules.map((rule) => [rule.name, rule.algorithm, String(rule.limit), windowText(rule.windowMs), String(rule.remaining), waitText(rule.resetMs)]);
+  return `${heading}\n${table(columns, rows)}`;
+}
+
+/**
+ * The reset answer as one line.
+ *
+ * @example
+ * formatReset({ client: "203.0.113.7", route: "default", deleted: 2 });
+ * // "reset client 203.0.113.7 on route default: deleted 2 Redis keys"
+ */
+export function formatReset(answer: ResetAnswer): string {
+  const what = answer.deleted === 0 ? "nothing to delete (no counters in Redis)" : `deleted ${answer.deleted} Redis ${answer.deleted === 1 ? "key" : "keys"}`;
+  return `reset client ${answer.client} on route ${answer.route}: ${what}`;
+}
+
+const ROUTE_FIELDS = ["pattern", "scope", "rules", "unlimited", "key", "mode", "cost", "origin"];
+const RULE_FIELDS = ["name", "algorithm", "limit", "windowMs", "burst"];
+
+/**
+ * The settings as `setting  value` lines (nested objects dotted), then a table of the routes in
+ * declaration order with the default route (for unmatched requests) last.
+ *
+ * @example
+ * formatConfig({ failureMode: "open", analytics: { client: "hashed" }, routes: [route], defaultRoute });
+ * // setting           value
+ * // failureMode       open
+ * // analytics.client  hashed
+ * //
+ * // routes
+ * // pattern  name  rules  key  mode  cost   (one row per route, then the default route)
+ */
+export function formatConfig(config: ConfigAnswer): string {
+  const { routes, defaultRoute, ...rest } = config;
+  const settings = table([{ heading: "setting" }, { heading: "value" }], flatten(rest, ""));
+  const all = [...(Array.isArray(routes) ? routes : []), ...(defaultRoute === undefined ? [] : [defaultRoute])].map(asRecord);
+  if (all.length === 0) return settings;
+  // A field the contract does not name yet gets a column of its own, after the known ones.
+  const extra = [...new Set(all.flatMap((route) => Object.keys(route)))].filter((name) => !ROUTE_FIELDS.includes(name));
+  const hasOrigin = all.some((route) => route.origin !== undefined);
+  const columns = [{ heading: "pattern" }, { heading: "name" }, { heading: "rules" }, { heading: "key" }, { heading: "mode" }, { heading: "cost", right: true }, ...(hasOrigin ? [{ heading: "origin" }] : []), ...extra.map((heading) => ({ heading }))];
+  const rows = all.map((route) => [
+    valueText(route.pattern),
+    route.scope === "" ? "(default)" : valueText(route.scope),
+    route.unlimited === true ? "unlimited" : rulesText(route.rules),
+    keyText(route.key),
+    valueText(route.mode),
+    valueText(route.cost),
+    ...(hasOrigin ? [valueText(route.origin)] : []),
+    ...extra.map((name) => valueText(route[name])),
+  ]);
+  return `${settings}\n\nroutes\n${table(columns, rows)}`;
+}
+
+/**
+ * An error answer as the CLI's one stderr line; the detail falls back to the body's text when the
+ * answer is not problem+json (a proxy's error page, say).
+ *
+ * @example
+ * formatProblem(404, "Not Found", '{"type":"about:blank","title":"Not Found","status":404,"detail":"unknown route \\"x\\""}');
+ * // 'ratewall admin: 404 Not Found: unknown route "x"'
+ */
+export function formatProblem(status: number, statusText: string, body: string, retryAfter?: string | null): string {
+  const problem = asRecord(parseJson(body));
+  const title = typeof problem.title === "string" ? problem.title : statusText;
+  const detail = typeof problem.detail === "string" ? problem.detail : body.trim().slice(0, 200);
+  const retry = retryAfter ? ` (retry after ${retryAfter} s)` : "";
+  return `ratewall admin: ${status} ${title}${detail === "" ? "" : `: ${detail}`}${retry}`;
+}
+
+function flatten(value: Record<string, unknown>, prefix: string): string[][] {
+  return Object.entries(value).flatMap(([name, field]) =>
+    isPlainObject(field) && Object.keys(field).length > 0 ? flatten(field, `${prefix}${name}.`) : [[`${prefix}${name}`, valueText(field)]],
+  );
+}
+
+function rulesText(rules: unknown): string {
+  if (!Array.isArray(rules)) return valueText(rules);
+  return rules
+    .map(asRecord)
+    .map((rule) => {
+      const burst = rule.burst === undefined ? [] : [`burst ${valueText(rule.burst)}`];
+      const extra = Object.keys(rule)
+        .filter((name) => !RULE_FIELDS.includes(name))
+        .map((name) => `${name}=${valueText(rule[name])}`);
+      const window = typeof rule.windowMs === "number" ? windowText(rule.windowMs) : valueText(rule.windowMs);
+      return [valueText(rule.name), `${valueText(rule.limit)}/${window}`, valueText(rule.algorithm), ...burst, ...extra].join(" ");
+    })
+    .join(", ");
+}
+
+function keyText(key: unknown): string {
+  const source = asRecord(key);
+  if (source.kind === "ip" && Object.keys(source).length === 1) return "ip";
+  if (source.kind === "header" && typeof source.name === "string" && Object.keys(source).length === 2) return `header:${source.name}`;
+  return valueText(key);
+}
+
+function valueText(value: unknown): string {
+  if (value === undefined || value === null) return "-";
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return JSON.stringify(value);
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return isPlainObject(value) ? value : {};
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
