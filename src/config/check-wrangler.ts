@@ -32,8 +32,8 @@ function checkVars(where: string, vars: unknown): void {
       throw new ConfigError(where, "", `unknown variable ${JSON.stringify(name)} (expected one of ${VARIABLES.join(", ")})`);
     }
   }
-  if ("UPSTASH_REDIS_REST_TOKEN" in vars) {
-    throw new ConfigError(where, "", "UPSTASH_REDIS_REST_TOKEN is a secret: remove it from the file and run `wrangler secret put UPSTASH_REDIS_REST_TOKEN`");
+  for (const secret of ["UPSTASH_REDIS_REST_TOKEN", "ADMIN_TOKEN"]) {
+    if (secret in vars) throw new ConfigError(where, "", `${secret} is a secret: remove it from the file and run \`wrangler secret put ${secret}\``);
   }
   try {
     readSettings({ ...(vars as Vars), UPSTASH_REDIS_REST_TOKEN: SECRET_PLACEHOLDER });

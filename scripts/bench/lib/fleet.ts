@@ -76,7 +76,9 @@ export function bindingsFor(kind: WorkerKind, upstream: Upstream, keyPrefix: str
  * const ratewall = await serveKind("ratewall", bundles, upstream, "bench1");
  */
 export function serveKind(kind: WorkerKind, bundles: Bundles, upstream: Upstream, keyPrefix: string): Promise<ServedWorker> {
-  return serveWorker(bundles[kind], bindingsFor(kind, upstream, keyPrefix));
+  // ratewall runs as deployed with analytics on: every decision writes an Analytics Engine data point.
+  const analytics = kind === "ratewall" ? { analyticsEngineDatasets: { RATEWALL_ANALYTICS: { dataset: "ratewall_bench" } } } : {};
+  return serveWorker(bundles[kind], bindingsFor(kind, upstream, keyPrefix), analytics);
 }
 
 /**

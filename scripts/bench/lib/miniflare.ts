@@ -4,7 +4,8 @@
  * bench never goes through it.
  */
 import { dirname } from "node:path";
-import { Miniflare, type MiniflareOptions } from "miniflare";
+import type { Readable } from "node:stream";
+import { Miniflare } from "miniflare";
 import type { WorkerBundle } from "./bundle.ts";
 
 /** A Worker being served. */
@@ -14,9 +15,16 @@ export interface ServedWorker {
   dispose(): Promise<void>;
 }
 
+/** What a served Worker may have beside its vars. */
+export interface ServeOptions {
+  handleRuntimeStdio?: (stdout: Readable, stderr: Readable) => void;
+  analyticsEngineDatasets?: Record<string, { dataset: string }>;
+}
+
 /**
  * Starts one Miniflare instance (its own workerd process) for `bundle` with `bindings`.
- * `handleRuntimeStdio` receives the Worker's stdout and stderr (by default they go to ours).
+ * `handleRuntimeStdio` receives the Worker's stdout and stderr (by default they go to ours);
+ * `analyticsEngineDatasets` binds workerd's local Analytics Engine.
  *
  * @example
  * const worker = await serveWorker(bundle, { ORIGIN_URL: origin.url });
@@ -25,7 +33,7 @@ export interface ServedWorker {
 export async function serveWorker(
   bundle: WorkerBundle,
   bindings: Record<string, string>,
-  handleRuntimeStdio?: MiniflareOptions["handleRuntimeStdio"],
+  options: ServeOptions = {},
 ): Promise<ServedWorker> {
   const mf = new Miniflare({
     scriptPath: bundle.scriptPath,
@@ -37,7 +45,7 @@ export async function serveWorker(
     bindings,
     host: "127.0.0.1",
     port: 0,
-    ...(handleRuntimeStdio ? { handleRuntimeStdio } : {}),
+    ...options,
   });
   try {
     const url = await mf.ready;

@@ -75,7 +75,7 @@ function part<N extends SectionName>(results: BenchResults, name: N, title: stri
 
 function roundTrips(results: BenchResults, image: Image): string[] {
   return part(results, "roundTrips", "1. Round trips and bytes per decision",
-    "Each limiter runs in its Worker (ratewall: `src/index.ts`; the peer: `scripts/bench/workers/upstash-peer.ts`, `@upstash/ratelimit` with default options) " +
+    "Each limiter runs in its Worker (ratewall: `src/index.ts`, with analytics on: a `RATEWALL_ANALYTICS` Analytics Engine dataset bound, so every decision also writes a data point; the peer: `scripts/bench/workers/upstash-peer.ts`, `@upstash/ratelimit` with default options) " +
       "against the same routes and limits. Requests to the REST endpoint are counted by the shim's `stats`; body bytes by the shim, wire bytes (HTTP headers included) by a TCP relay in front of it. " +
       "*allowed*: a fresh client; *refused again*: a client already refused once (both limiters then answer from isolate memory: ratewall's block cache, the peer's ephemeral cache); " +
       "*two rules*: a route with two limits (ratewall decides both in one script call; `@upstash/ratelimit` has one limit per instance, so the peer does what a user would: two `Ratelimit` instances checked in sequence, stopping at the first refusal, which is not all-or-nothing). " +

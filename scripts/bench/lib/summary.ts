@@ -45,7 +45,7 @@ function roundTripRows({ sections }: BenchResults): Row[] {
     rows.find((r) => r.contender === contender && r.scenario === scenario)?.wireBytes;
   const floor = sections.roundTrips.data.rows.find((r) => r.contender === "floor")?.wireBytes;
   return [
-    ["REST requests per decision: allowed / refused again / two rules (fixed window)", pick("ratewall", "requests").join(" / "), pick("peer", "requests").join(" / "), "counted at the shim"],
+    ["REST requests per decision: allowed / refused again / two rules (fixed window; ratewall with analytics on)", pick("ratewall", "requests").join(" / "), pick("peer", "requests").join(" / "), "counted at the shim"],
     [
       "Bytes on the wire per decision: allowed / refused again / two rules",
       pick("ratewall", "wireBytes").join(" / "),

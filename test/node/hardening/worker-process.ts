@@ -31,9 +31,11 @@ export async function serveWorker(bindings: Record<string, string>): Promise<Ser
     bundleWorker({ name: "ratewall", entry: "src/index.ts", projectConfig: true }, dir, "esbuild"),
   );
   let output = "";
-  const served = await serveBundle(await bundled, bindings, (stdout, stderr) => {
-    stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const served = await serveBundle(await bundled, bindings, {
+    handleRuntimeStdio(stdout, stderr) {
+      stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    },
   });
   return { ...served, output: () => output };
 }
