@@ -3,13 +3,14 @@
  * validated, defaulted. A bad value throws a {@link ConfigError} naming the variable, the path
  * and the value; nothing falls back silently. The token never appears in a message.
  */
+import { parseList } from "./config/lists";
 import { parseRoutes } from "./config/routes";
 import { ConfigError } from "./errors";
 import { fail, readChoice, readInteger, readString, readUrl, type At } from "./config/read";
 import { ALGORITHMS, parseRule } from "./config/rule";
 import { type HeaderStyle, type Mode, MODES, type Settings } from "./config/types";
 
-export type { HeaderStyle, KeySource, Mode, RouteSettings, Settings } from "./config/types";
+export type { HeaderStyle, KeySource, ListEntry, Mode, RouteSettings, Settings } from "./config/types";
 
 /** Every variable ratewall reads; `npm run check-config` rejects others in `[vars]` as typos. */
 export const VARIABLES = [
@@ -27,6 +28,8 @@ export const VARIABLES = [
   "IPV6_SUBNET",
   "TRUSTED_PROXIES",
   "ORIGIN_TIMEOUT_MS",
+  "ALLOW",
+  "DENY",
 ] as const;
 
 /** The variables as the Worker's `env` holds them (strings, or structured values from `[vars]`). */
@@ -79,6 +82,8 @@ function readEveryVariable(env: Vars): Settings {
       key: { kind: "ip" },
       cost: 1,
       mode,
+      allow: [],
+      deny: [],
     },
     routes: get("ROUTES") === undefined ? [] : parseRoutes(get("ROUTES"), { algorithm, mode, ...(origin === undefined ? {} : { origin }) }),
     failureMode: get("FAILURE_MODE") === undefined ? "open" : readChoice(get("FAILURE_MODE"), ["open", "closed"] as const, "failure mode", at("FAILURE_MODE")),
@@ -87,6 +92,8 @@ function readEveryVariable(env: Vars): Settings {
     ipv6Subnet: optionalInteger(get("IPV6_SUBNET"), 64, 1, 128, at("IPV6_SUBNET")),
     trustedProxies: optionalInteger(get("TRUSTED_PROXIES"), 0, 0, 10, at("TRUSTED_PROXIES")),
     originTimeoutMs: optionalInteger(get("ORIGIN_TIMEOUT_MS"), 30_000, 1, 300_000, at("ORIGIN_TIMEOUT_MS")),
+    allow: get("ALLOW") === undefined ? [] : parseList(get("ALLOW"), at("ALLOW")),
+    deny: get("DENY") === undefined ? [] : parseList(get("DENY"), at("DENY")),
   };
 }
 

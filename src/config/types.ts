@@ -16,6 +16,17 @@ export type HeaderStyle = "draft" | "legacy" | "both" | "none";
 /** Who a request is counted against. */
 export type KeySource = { kind: "ip" } | { kind: "header"; name: string };
 
+/**
+ * One entry of `ALLOW`, `DENY` or a route's `allow`/`deny`, normalized: a CIDR range with its
+ * host bits clear (a bare address is a /32 or /128; IPv4-mapped IPv6 is IPv4), an uppercase
+ * country code as Cloudflare's `cf.country` gives it (`T1` is Tor, `XX` unknown), or an AS number.
+ */
+export type ListEntry =
+  | { kind: "ipv4"; network: number; prefix: number }
+  | { kind: "ipv6"; network: bigint; prefix: number }
+  | { kind: "country"; code: string }
+  | { kind: "asn"; asn: number };
+
 /** One entry of `ROUTES`, normalized. */
 export interface RouteSettings {
   /** The wrangler-style pattern, as written (see src/routing). */
@@ -34,6 +45,10 @@ export interface RouteSettings {
   cost: number;
   /** @default MODE */
   mode: Mode;
+  /** Clients this route forwards uncounted; checked before `ALLOW`/`DENY`. @default [] */
+  allow: readonly ListEntry[];
+  /** Clients this route refuses (403); beats the route's own `allow`. @default [] */
+  deny: readonly ListEntry[];
 }
 
 /** Everything the Worker and the middleware read from env vars. */
@@ -64,4 +79,8 @@ export interface Settings {
   trustedProxies: number;
   /** Bound on the origin's answer (to the response headers). @default 30000 */
   originTimeoutMs: number;
+  /** `ALLOW`: clients forwarded uncounted on every route, unless a route's own lists decide. @default [] */
+  allow: readonly ListEntry[];
+  /** `DENY`: clients refused (403) on every route; beats `ALLOW`. @default [] */
+  deny: readonly ListEntry[];
 }
