@@ -29,6 +29,7 @@ describe("readSettings", () => {
         key: { kind: "header", name: "x-api-key" },
         cost: 2,
         mode: "shadow",
+        count: "all",
         allow: [],
         deny: [],
       });
@@ -43,6 +44,13 @@ describe("readSettings", () => {
     expect(() => readSettings({ ...base, ROUTES: [{ pattern: "*/admin*", rules: "5/1m", deny: ["ip:10.0.0.0/8", "ip:10.0.0.0/33"] }] })).toThrow(
       'ROUTES[0].deny[1]: invalid entry "ip:10.0.0.0/33" (prefix length must be 0 to 32 for IPv4)',
     );
+  });
+
+  it("Should read a route's methods and the statuses it counts", () => {
+    const [route] = readSettings({ ...base, ROUTES: [{ pattern: "api.example.com/login", rules: ["5/15m"], methods: ["post"], count: [401] }] }).routes;
+    expect(route).toMatchObject({ methods: ["POST"], count: [401] });
+    expect(readSettings(base).defaultRoute).toMatchObject({ count: "all" });
+    expect(readSettings(base).defaultRoute.methods).toBeUndefined();
   });
 
   it("Should accept a token-bucket burst and RATE_LIMIT=unlimited", () => {

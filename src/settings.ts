@@ -82,6 +82,7 @@ function readEveryVariable(env: Vars): Settings {
       key: { kind: "ip" },
       cost: 1,
       mode,
+      count: "all",
       allow: [],
       deny: [],
     },

@@ -5,12 +5,13 @@
  */
 import type { AlgorithmName, Rule } from "../limiter/types";
 import { parsePattern } from "../routing/pattern";
+import { parseCount, parseMethods } from "./http";
 import { parseEntries } from "./lists";
 import { type At, child, fail, quote, readChoice, readInteger, readJsonList, readObject, readString, readUrl } from "./read";
 import { ALGORITHMS, parseRule, ruleTextName } from "./rule";
 import { type KeySource, type Mode, MODES, type RouteSettings } from "./types";
 
-const ROUTE_KEYS = ["pattern", "name", "origin", "rules", "algorithm", "key", "cost", "mode", "unlimited", "allow", "deny"] as const;
+const ROUTE_KEYS = ["pattern", "name", "origin", "rules", "algorithm", "key", "cost", "mode", "unlimited", "methods", "count", "allow", "deny"] as const;
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
 /** Generous for any real API, small enough that one request cannot spend a whole window. */
 const MAX_COST = 1_000;
@@ -61,6 +62,8 @@ function parseRoute(value: unknown, at: At, defaults: RouteDefaults): RouteSetti
     key: raw.key === undefined ? { kind: "ip" } : parseKeySource(raw.key, child(at, "key")),
     cost: raw.cost === undefined ? 1 : readInteger(raw.cost, 1, MAX_COST, child(at, "cost")),
     mode: raw.mode === undefined ? defaults.mode : readChoice(raw.mode, MODES, "mode", child(at, "mode")),
+    ...(raw.methods === undefined ? {} : { methods: parseMethods(raw.methods, child(at, "methods")) }),
+    count: raw.count === undefined ? "all" : parseCount(raw.count, child(at, "count")),
     allow: raw.allow === undefined ? [] : parseEntries(raw.allow, child(at, "allow")),
     deny: raw.deny === undefined ? [] : parseEntries(raw.deny, child(at, "deny")),
   };

@@ -45,6 +45,10 @@ export interface RouteSettings {
   cost: number;
   /** @default MODE */
   mode: Mode;
+  /** The methods the route applies to (uppercase); others fall through to the next matching route. @default every method */
+  methods?: readonly string[];
+  /** Which answers are charged: every one, or only those with these statuses (checked before forwarding). @default "all" */
+  count: "all" | readonly number[];
   /** Clients this route forwards uncounted; checked before `ALLOW`/`DENY`. @default [] */
   allow: readonly ListEntry[];
   /** Clients this route refuses (403); beats the route's own `allow`. @default [] */
