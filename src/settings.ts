@@ -10,7 +10,7 @@ import { fail, readChoice, readInteger, readString, readUrl, type At } from "./c
 import { ALGORITHMS, parseRule } from "./config/rule";
 import { type HeaderStyle, type Mode, MODES, type Settings } from "./config/types";
 
-export type { HeaderStyle, KeySource, ListEntry, Mode, RouteSettings, Settings } from "./config/types";
+export type { HeaderStyle, KeyPart, KeySource, ListEntry, Mode, RouteSettings, Settings } from "./config/types";
 
 /** Every variable ratewall reads; `npm run check-config` rejects others in `[vars]` as typos. */
 export const VARIABLES = [

@@ -6,13 +6,13 @@
 import type { AlgorithmName, Rule } from "../limiter/types";
 import { parsePattern } from "../routing/pattern";
 import { parseCount, parseMethods } from "./http";
+import { parseKeySource } from "./key-source";
 import { parseEntries } from "./lists";
 import { type At, child, fail, quote, readChoice, readInteger, readJsonList, readObject, readString, readUrl } from "./read";
 import { ALGORITHMS, parseRule, ruleTextName } from "./rule";
-import { type KeySource, type Mode, MODES, type RouteSettings } from "./types";
+import { type Mode, MODES, type RouteSettings } from "./types";
 
 const ROUTE_KEYS = ["pattern", "name", "origin", "rules", "algorithm", "key", "cost", "mode", "unlimited", "methods", "count", "allow", "deny"] as const;
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
 /** Generous for any real API, small enough that one request cannot spend a whole window. */
 const MAX_COST = 1_000;
 
@@ -82,15 +82,6 @@ function parseRules(value: unknown, at: At, algorithm: AlgorithmName): Rule[] {
     names.add(rule.name);
   });
   return rules;
-}
-
-function parseKeySource(value: unknown, at: At): KeySource {
-  if (value === "ip") return { kind: "ip" };
-  if (typeof value === "string" && value.startsWith("header:")) {
-    const name = value.slice("header:".length).toLowerCase();
-    if (HEADER_NAME.test(name)) return { kind: "header", name };
-  }
-  return fail(at, `invalid key source ${quote(value)} (expected "ip" or "header:<name>")`);
 }
 
 function readBoolean(value: unknown, at: At): boolean {

@@ -13,8 +13,19 @@ export type Mode = (typeof MODES)[number];
 /** Which rate-limit headers answers carry (see src/headers). */
 export type HeaderStyle = "draft" | "legacy" | "both" | "none";
 
-/** Who a request is counted against. */
-export type KeySource = { kind: "ip" } | { kind: "header"; name: string };
+/**
+ * One source of a client's identity: the address, a header (lowercase name), a cookie or a query
+ * parameter (names as written: they are case-sensitive), or Cloudflare's `cf.asn`/`cf.country`.
+ */
+export type KeyPart =
+  | { kind: "ip" }
+  | { kind: "header"; name: string }
+  | { kind: "cookie"; name: string }
+  | { kind: "query"; name: string }
+  | { kind: "cf"; field: "asn" | "country" };
+
+/** Who a request is counted against: one source, or 2 to 4 of them hashed into one identity. */
+export type KeySource = KeyPart | { kind: "composite"; parts: readonly KeyPart[] };
 
 /**
  * One entry of `ALLOW`, `DENY` or a route's `allow`/`deny`, normalized: a CIDR range with its
