@@ -29,8 +29,28 @@ describe("readSettings", () => {
         key: { kind: "header", name: "x-api-key" },
         cost: 2,
         mode: "shadow",
+        count: "all",
+        allow: [],
+        deny: [],
       });
     }
+  });
+
+  it("Should read ALLOW, DENY and a route's own lists, naming the entry of a bad one", () => {
+    const settings = readSettings({ ...base, ALLOW: '["ip:198.51.100.0/24"]', DENY: ["country:t1", "asn:64496"], ROUTES: [{ pattern: "*/admin*", rules: "5/1m", allow: ["ip:2001:db8::/32"] }] });
+    expect(settings.allow).toEqual([{ kind: "ipv4", network: 0xc6336400, prefix: 24 }]);
+    expect(settings.deny).toEqual([{ kind: "country", code: "T1" }, { kind: "asn", asn: 64496 }]);
+    expect(settings.routes[0]).toMatchObject({ allow: [{ kind: "ipv6", prefix: 32 }], deny: [] });
+    expect(() => readSettings({ ...base, ROUTES: [{ pattern: "*/admin*", rules: "5/1m", deny: ["ip:10.0.0.0/8", "ip:10.0.0.0/33"] }] })).toThrow(
+      'ROUTES[0].deny[1]: invalid entry "ip:10.0.0.0/33" (prefix length must be 0 to 32 for IPv4)',
+    );
+  });
+
+  it("Should read a route's methods and the statuses it counts", () => {
+    const [route] = readSettings({ ...base, ROUTES: [{ pattern: "api.example.com/login", rules: ["5/15m"], methods: ["post"], count: [401] }] }).routes;
+    expect(route).toMatchObject({ methods: ["POST"], count: [401] });
+    expect(readSettings(base).defaultRoute).toMatchObject({ count: "all" });
+    expect(readSettings(base).defaultRoute.methods).toBeUndefined();
   });
 
   it("Should accept a token-bucket burst and RATE_LIMIT=unlimited", () => {

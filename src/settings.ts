@@ -3,13 +3,14 @@
  * validated, defaulted. A bad value throws a {@link ConfigError} naming the variable, the path
  * and the value; nothing falls back silently. The token never appears in a message.
  */
+import { parseList } from "./config/lists";
 import { parseRoutes } from "./config/routes";
 import { ConfigError } from "./errors";
 import { fail, readChoice, readInteger, readString, readUrl, type At } from "./config/read";
 import { ALGORITHMS, parseRule } from "./config/rule";
 import { ANALYTICS_CLIENTS, type HeaderStyle, type Mode, MODES, type Settings } from "./config/types";
 
-export type { HeaderStyle, KeySource, Mode, RouteSettings, Settings } from "./config/types";
+export type { HeaderStyle, KeyPart, KeySource, ListEntry, Mode, RouteSettings, Settings } from "./config/types";
 
 /** Every variable ratewall reads; `npm run check-config` rejects others in `[vars]` as typos. */
 export const VARIABLES = [
@@ -29,6 +30,8 @@ export const VARIABLES = [
   "ORIGIN_TIMEOUT_MS",
   "ADMIN_TOKEN",
   "ANALYTICS_CLIENT",
+  "ALLOW",
+  "DENY",
 ] as const;
 
 /** The variables as the Worker's `env` holds them (strings, or structured values from `[vars]`). */
@@ -84,6 +87,9 @@ function readEveryVariable(env: Vars): Settings {
       key: { kind: "ip" },
       cost: 1,
       mode,
+      count: "all",
+      allow: [],
+      deny: [],
     },
     routes: get("ROUTES") === undefined ? [] : parseRoutes(get("ROUTES"), { algorithm, mode, ...(origin === undefined ? {} : { origin }) }),
     failureMode: get("FAILURE_MODE") === undefined ? "open" : readChoice(get("FAILURE_MODE"), ["open", "closed"] as const, "failure mode", at("FAILURE_MODE")),
@@ -96,6 +102,8 @@ function readEveryVariable(env: Vars): Settings {
     analytics: {
       client: get("ANALYTICS_CLIENT") === undefined ? "hashed" : readChoice(get("ANALYTICS_CLIENT"), ANALYTICS_CLIENTS, "analytics client", at("ANALYTICS_CLIENT")),
     },
+    allow: get("ALLOW") === undefined ? [] : parseList(get("ALLOW"), at("ALLOW")),
+    deny: get("DENY") === undefined ? [] : parseList(get("DENY"), at("DENY")),
   };
 }
 

@@ -77,3 +77,23 @@ export function readUrl(value: unknown, at: At): string {
   if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) fail(at, `invalid URL ${quote(text)} (expected http:// or https://)`);
   return text;
 }
+
+/**
+ * A list given as JSON text (a secret, `--var`, `npm start`'s environment) or already structured
+ * (wrangler passes `[vars]` arrays as arrays). `what` and `example` complete the messages.
+ */
+export function readJsonList(value: unknown, at: At, what: string, example: string): unknown[] {
+  const list = typeof value === "string" ? parseJson(value, at, example) : value;
+  if (!Array.isArray(list)) fail(at, `expected a JSON list of ${what}, got ${quote(list)}`);
+  return list;
+}
+
+function parseJson(text: string, at: At, example: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    // The parser's own message differs between engines (Node, workerd); the value does not.
+    const excerpt = text.length > 60 ? `${text.slice(0, 60)}…` : text;
+    return fail(at, `invalid JSON ${quote(excerpt)} (expected a list such as ${example})`);
+  }
+}

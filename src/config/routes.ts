@@ -5,12 +5,14 @@
  */
 import type { AlgorithmName, Rule } from "../limiter/types";
 import { parsePattern } from "../routing/pattern";
-import { type At, child, fail, quote, readChoice, readInteger, readObject, readString, readUrl } from "./read";
+import { parseCount, parseMethods } from "./http";
+import { parseKeySource } from "./key-source";
+import { parseEntries } from "./lists";
+import { type At, child, fail, quote, readChoice, readInteger, readJsonList, readObject, readString, readUrl } from "./read";
 import { ALGORITHMS, parseRule, ruleTextName } from "./rule";
-import { type KeySource, type Mode, MODES, type RouteSettings } from "./types";
+import { type Mode, MODES, type RouteSettings } from "./types";
 
-const ROUTE_KEYS = ["pattern", "name", "origin", "rules", "algorithm", "key", "cost", "mode", "unlimited"] as const;
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
+const ROUTE_KEYS = ["pattern", "name", "origin", "rules", "algorithm", "key", "cost", "mode", "unlimited", "methods", "count", "allow", "deny"] as const;
 /** Generous for any real API, small enough that one request cannot spend a whole window. */
 const MAX_COST = 1_000;
 
@@ -29,8 +31,7 @@ export interface RouteDefaults {
  */
 export function parseRoutes(value: unknown, defaults: RouteDefaults): RouteSettings[] {
   const at: At = { source: "ROUTES", path: "" };
-  const list = typeof value === "string" ? parseJson(value, at) : value;
-  if (!Array.isArray(list)) fail(at, `expected a JSON list of routes, got ${quote(list)}`);
+  const list = readJsonList(value, at, "routes", '[{"pattern": "example.com/*", "rules": "10/1s"}]');
   const routes = list.map((entry, index) => parseRoute(entry, child(at, index), defaults));
   const seen = new Map<string, number>();
   routes.forEach((route, index) => {
@@ -61,6 +62,10 @@ function parseRoute(value: unknown, at: At, defaults: RouteDefaults): RouteSetti
     key: raw.key === undefined ? { kind: "ip" } : parseKeySource(raw.key, child(at, "key")),
     cost: raw.cost === undefined ? 1 : readInteger(raw.cost, 1, MAX_COST, child(at, "cost")),
     mode: raw.mode === undefined ? defaults.mode : readChoice(raw.mode, MODES, "mode", child(at, "mode")),
+    ...(raw.methods === undefined ? {} : { methods: parseMethods(raw.methods, child(at, "methods")) }),
+    count: raw.count === undefined ? "all" : parseCount(raw.count, child(at, "count")),
+    allow: raw.allow === undefined ? [] : parseEntries(raw.allow, child(at, "allow")),
+    deny: raw.deny === undefined ? [] : parseEntries(raw.deny, child(at, "deny")),
   };
 }
 
@@ -79,26 +84,7 @@ function parseRules(value: unknown, at: At, algorithm: AlgorithmName): Rule[] {
   return rules;
 }
 
-function parseKeySource(value: unknown, at: At): KeySource {
-  if (value === "ip") return { kind: "ip" };
-  if (typeof value === "string" && value.startsWith("header:")) {
-    const name = value.slice("header:".length).toLowerCase();
-    if (HEADER_NAME.test(name)) return { kind: "header", name };
-  }
-  return fail(at, `invalid key source ${quote(value)} (expected "ip" or "header:<name>")`);
-}
-
 function readBoolean(value: unknown, at: At): boolean {
   if (typeof value !== "boolean") fail(at, `expected true or false, got ${quote(value)}`);
   return value;
-}
-
-function parseJson(text: string, at: At): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    // The parser's own message differs between engines (Node, workerd); the value does not.
-    const excerpt = text.length > 60 ? `${text.slice(0, 60)}…` : text;
-    return fail(at, `invalid JSON ${quote(excerpt)} (expected a list such as [{"pattern": "example.com/*", "rules": "10/1s"}])`);
-  }
 }

@@ -16,8 +16,30 @@ export const ANALYTICS_CLIENTS = ["hashed", "plain", "none"] as const;
 /** Which rate-limit headers answers carry (see src/headers). */
 export type HeaderStyle = "draft" | "legacy" | "both" | "none";
 
-/** Who a request is counted against. */
-export type KeySource = { kind: "ip" } | { kind: "header"; name: string };
+/**
+ * One source of a client's identity: the address, a header (lowercase name), a cookie or a query
+ * parameter (names as written: they are case-sensitive), or Cloudflare's `cf.asn`/`cf.country`.
+ */
+export type KeyPart =
+  | { kind: "ip" }
+  | { kind: "header"; name: string }
+  | { kind: "cookie"; name: string }
+  | { kind: "query"; name: string }
+  | { kind: "cf"; field: "asn" | "country" };
+
+/** Who a request is counted against: one source, or 2 to 4 of them hashed into one identity. */
+export type KeySource = KeyPart | { kind: "composite"; parts: readonly KeyPart[] };
+
+/**
+ * One entry of `ALLOW`, `DENY` or a route's `allow`/`deny`, normalized: a CIDR range with its
+ * host bits clear (a bare address is a /32 or /128; IPv4-mapped IPv6 is IPv4), an uppercase
+ * country code as Cloudflare's `cf.country` gives it (`T1` is Tor, `XX` unknown), or an AS number.
+ */
+export type ListEntry =
+  | { kind: "ipv4"; network: number; prefix: number }
+  | { kind: "ipv6"; network: bigint; prefix: number }
+  | { kind: "country"; code: string }
+  | { kind: "asn"; asn: number };
 
 /** One entry of `ROUTES`, normalized. */
 export interface RouteSettings {
@@ -37,6 +59,14 @@ export interface RouteSettings {
   cost: number;
   /** @default MODE */
   mode: Mode;
+  /** The methods the route applies to (uppercase); others fall through to the next matching route. @default every method */
+  methods?: readonly string[];
+  /** Which answers are charged: every one, or only those with these statuses (checked before forwarding). @default "all" */
+  count: "all" | readonly number[];
+  /** Clients this route forwards uncounted; checked before `ALLOW`/`DENY`. @default [] */
+  allow: readonly ListEntry[];
+  /** Clients this route refuses (403); beats the route's own `allow`. @default [] */
+  deny: readonly ListEntry[];
 }
 
 /** Everything the Worker and the middleware read from env vars. */
@@ -76,4 +106,8 @@ export interface Settings {
      */
     client: (typeof ANALYTICS_CLIENTS)[number];
   };
+  /** `ALLOW`: clients forwarded uncounted on every route, unless a route's own lists decide. @default [] */
+  allow: readonly ListEntry[];
+  /** `DENY`: clients refused (403) on every route; beats `ALLOW`. @default [] */
+  deny: readonly ListEntry[];
 }

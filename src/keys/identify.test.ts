@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { KeySource } from "../config/types";
 import { identify, MAX_KEY_LENGTH, UNKNOWN_CLIENT } from "./identify";
 import { clientIp } from "./ip";
 
@@ -67,5 +68,52 @@ describe("identify", () => {
     expect(await identify(new Headers(ip), byKey)).toEqual({ client: "203.0.113.7", warning: "missing-key" });
     const long = "k".repeat(MAX_KEY_LENGTH + 1);
     expect(await identify(new Headers({ ...ip, "x-api-key": long }), byKey)).toEqual({ client: "203.0.113.7", warning: "key-too-long" });
+  });
+
+  const ip = { "cf-connecting-ip": "203.0.113.7" };
+  const by = (key: KeySource) => ({ ...byIp, key });
+
+  it("Should read the first cookie of that name, as sent, and hash it", async () => {
+    const options = by({ kind: "cookie", name: "sid" });
+    const identity = await identify(new Headers({ ...ip, cookie: "theme=dark; sid=s%3Aabc; sid=other" }), options);
+    expect(identity.client).toMatch(/^cookie:[0-9a-f]{32}$/);
+    expect(await identify(new Headers({ cookie: "sid=s%3Aabc" }), options)).toEqual(identity);
+    expect(await identify(new Headers({ cookie: "sid=s:abc" }), options)).not.toEqual(identity);
+    expect(await identify(new Headers({ ...ip, cookie: "xsid=1; sid2=2; sid=" }), options)).toEqual({ client: "203.0.113.7", warning: "missing-key" });
+  });
+
+  it("Should read the query parameter from the URL, and fall back to the address without one", async () => {
+    const options = by({ kind: "query", name: "api_key" });
+    const identity = await identify(new Headers(ip), options, { url: "https://example.com/x?a=1&api_key=secret&api_key=2" });
+    expect(identity.client).toMatch(/^query:[0-9a-f]{32}$/);
+    expect(identity.client).not.toContain("secret");
+    expect(await identify(new Headers(ip), options, { url: "https://example.com/x?api_key=secret" })).toEqual(identity);
+    expect(await identify(new Headers(ip), options)).toEqual({ client: "203.0.113.7", warning: "missing-key" });
+  });
+
+  it("Should key on Cloudflare's AS number and country in the clear, and fall back without them", async () => {
+    expect(await identify(new Headers(ip), by({ kind: "cf", field: "asn" }), { cf: { asn: 13335 } })).toEqual({ client: "asn:13335" });
+    expect(await identify(new Headers(ip), by({ kind: "cf", field: "country" }), { cf: { country: "de" } })).toEqual({ client: "country:DE" });
+    expect(await identify(new Headers(ip), by({ kind: "cf", field: "country" }), { cf: { country: "{x}" } })).toEqual({ client: "203.0.113.7", warning: "missing-key" });
+    expect(await identify(new Headers(ip), by({ kind: "cf", field: "asn" }))).toEqual({ client: "203.0.113.7", warning: "missing-key" });
+  });
+
+  it("Should hash a composite's parts length-prefixed, so shifting a separator makes another client", async () => {
+    const options = by({ kind: "composite", parts: [{ kind: "header", name: "x-a" }, { kind: "header", name: "x-b" }] });
+    const first = await identify(new Headers({ "x-a": "a|b", "x-b": "c" }), options);
+    const second = await identify(new Headers({ "x-a": "a", "x-b": "b|c" }), options);
+    expect(first.client).toMatch(/^multi:[0-9a-f]{32}$/);
+    expect(second.client).not.toBe(first.client);
+  });
+
+  it("Should count a composite with the address per address group, and fall back when any part is missing", async () => {
+    const options = by({ kind: "composite", parts: [{ kind: "ip" }, { kind: "header", name: "user-agent" }] });
+    const a = await identify(new Headers({ "cf-connecting-ip": "2001:db8:1:2::a", "user-agent": "curl" }), options);
+    const b = await identify(new Headers({ "cf-connecting-ip": "2001:db8:1:2::b", "user-agent": "curl" }), options);
+    expect(b).toEqual(a);
+    expect(await identify(new Headers({ ...ip }), options)).toEqual({ client: "203.0.113.7", warning: "missing-key" });
+    expect(await identify(new Headers({ "user-agent": "curl" }), options)).toEqual({ client: UNKNOWN_CLIENT, warning: "missing-ip" });
+    const long = "u".repeat(MAX_KEY_LENGTH + 1);
+    expect(await identify(new Headers({ ...ip, "user-agent": long }), options)).toEqual({ client: "203.0.113.7", warning: "key-too-long" });
   });
 });

@@ -5,19 +5,23 @@
  *   client-controlled and is read only when `TRUSTED_PROXIES` says how many proxies of yours, in
  *   front of Cloudflare, append to it; the address is then the one the outermost of them saw.
  * - IPv6 is grouped by `IPV6_SUBNET`; IPv4-mapped IPv6 is IPv4 (see ip.ts).
- * - Header keys (API keys) are capped at {@link MAX_KEY_LENGTH} and hashed with SHA-256, so a
- *   secret never enters Redis or a log, and a key's length never enters a key.
+ * - Header, cookie and query keys (API keys, sessions) are capped at {@link MAX_KEY_LENGTH} and
+ *   hashed with SHA-256, so a secret never enters Redis or a log, and a key's length never enters
+ *   a key; so are composite keys, whose parts may be such secrets.
  *
- * The safe rule for a missing or invalid value: never throw. A header key that is missing or too
- * long falls back to the client's address. An address that is missing or invalid is counted in
+ * The safe rule for a missing or invalid value: never throw. A key (or any part of a composite)
+ * that is missing or too long falls back to the client's address. An address that is missing or invalid is counted in
  * one shared bucket, `unknown`, which is strict (those clients limit each other) rather than
  * open, and the result carries a warning for the log: on Cloudflare it only happens when
  * something upstream is misconfigured.
  */
 import type { KeySource } from "../config/types";
 import { clientIp } from "./ip";
+import { readKeyPart, type RequestFacts } from "./sources";
 
-/** Longer header values are not keys but noise (or an attempt to make hashing expensive). */
+export type { RequestFacts } from "./sources";
+
+/** Longer key values are not keys but noise (or an attempt to make hashing expensive). */
 export const MAX_KEY_LENGTH = 256;
 /** The one bucket for clients without a usable address. */
 export const UNKNOWN_CLIENT = "unknown";
@@ -40,20 +44,36 @@ export interface Identity {
 }
 
 /**
- * Identifies the client of a request from its headers.
+ * Identifies the client of a request from its headers and, for `query:` and `cf:` keys, its URL
+ * and `request.cf` (optional: without them those keys are missing and fall back to the address).
+ * Header, cookie and query values are hashed (`key:`, `cookie:`, `query:`); `cf` values are not
+ * secrets and stay readable (`asn:13335`, `country:DE`); a composite hashes its parts,
+ * length-prefixed so that `a|b` + `c` and `a` + `b|c` differ (`multi:`). Any part missing or
+ * longer than {@link MAX_KEY_LENGTH}: the client's address, with a warning.
  *
  * @example
  * await identify(new Headers({ "cf-connecting-ip": "2001:db8::1" }), { key: { kind: "ip" }, ipv6Subnet: 64, trustedProxies: 0 });
  * // { client: "2001:db8::/64" }
+ * await identify(headers, { ...options, key: { kind: "query", name: "api_key" } }, { url: request.url, cf: request.cf });
  */
-export async function identify(headers: Headers, options: IdentifyOptions): Promise<Identity> {
-  if (options.key.kind === "header") {
-    const value = headers.get(options.key.name);
-    if (value && value.length <= MAX_KEY_LENGTH) return { client: `key:${await sha256Hex(value)}` };
-    const address = identifyIp(headers, options);
-    return address.warning ? address : { ...address, warning: value ? "key-too-long" : "missing-key" };
+export async function identify(headers: Headers, options: IdentifyOptions, request: RequestFacts = {}): Promise<Identity> {
+  const { key } = options;
+  if (key.kind === "ip") return identifyIp(headers, options);
+  const parts = key.kind === "composite" ? key.parts : [key];
+  const values: string[] = [];
+  for (const part of parts) {
+    const value = part.kind === "ip" ? identifyIp(headers, options) : readKeyPart(part, headers, request);
+    if (typeof value === "object") {
+      if (value.warning) return value;
+      values.push(value.client);
+    } else if (value === undefined || value.length > MAX_KEY_LENGTH) {
+      const address = identifyIp(headers, options);
+      return address.warning ? address : { ...address, warning: value ? "key-too-long" : "missing-key" };
+    } else values.push(value);
   }
-  return identifyIp(headers, options);
+  if (key.kind === "composite") return { client: `multi:${await sha256Hex(values.map((value) => `${value.length}:${value}`).join(""))}` };
+  if (key.kind === "cf") return { client: `${key.field}:${values[0]}` };
+  return { client: `${key.kind === "header" ? "key" : key.kind}:${await sha256Hex(values[0]!)}` };
 }
 
 function identifyIp(headers: Headers, { ipv6Subnet, trustedProxies }: IdentifyOptions): Identity {

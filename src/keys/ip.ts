@@ -24,6 +24,40 @@ export function clientIp(text: string, ipv6Subnet: number): string | undefined {
   return `${formatIpv6(maskGroups(groups, ipv6Subnet))}/${ipv6Subnet}`;
 }
 
+/** An address as a number: IPv4 as an unsigned 32-bit integer, IPv6 as a 128-bit BigInt. */
+export type ParsedIp = { family: 4; value: number } | { family: 6; value: bigint };
+
+/**
+ * Parses an address with the same strict rules as {@link clientIp} (IPv4-mapped IPv6 is IPv4),
+ * as a number that CIDR ranges can be masked against. `undefined` when the text is not an address.
+ *
+ * @example
+ * parseIp("::ffff:10.0.0.1"); // { family: 4, value: 167772161 }
+ * parseIp("2001:db8::1"); // { family: 6, value: 42540766411282592856903984951653826561n }
+ */
+export function parseIp(text: string): ParsedIp | undefined {
+  const trimmed = text.trim().toLowerCase();
+  if (IPV4.test(trimmed)) return { family: 4, value: ipv4Value(trimmed) };
+  const groups = parseIpv6(trimmed);
+  if (!groups) return undefined;
+  if (isIpv4Mapped(groups)) return { family: 4, value: ((groups[6]! << 16) | groups[7]!) >>> 0 };
+  return { family: 6, value: groups.reduce((value, group) => (value << 16n) | BigInt(group), 0n) };
+}
+
+/** The netmask of an IPv4 prefix length, as an unsigned integer (`<< 32` is `<< 0` in JS). */
+export function ipv4Mask(prefix: number): number {
+  return prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
+}
+
+/** The netmask of an IPv6 prefix length. */
+export function ipv6Mask(prefix: number): bigint {
+  return ((1n << BigInt(prefix)) - 1n) << BigInt(128 - prefix);
+}
+
+function ipv4Value(dotted: string): number {
+  return dotted.split(".").reduce((value, octet) => ((value << 8) | Number(octet)) >>> 0, 0);
+}
+
 /** Eight 16-bit groups, or `undefined`. A zone id (`fe80::1%eth0`) is dropped: it is local. */
 function parseIpv6(text: string): number[] | undefined {
   let address = text.replace(/^\[|\]$/g, "");

@@ -68,3 +68,34 @@ describe("normalizeForMatch", () => {
     }
   });
 });
+
+describe("compileRoutes with methods", () => {
+  const routes = [
+    { pattern: "example.com/*", id: "site" },
+    { pattern: "example.com/login*", id: "login-post", methods: ["POST"] },
+    { pattern: "example.com/login*", id: "login-any" },
+  ];
+  const match = compileRoutes(routes);
+  const id = (url: string, method?: string) => match(new URL(url), method)?.id;
+
+  it("Should pick a route with methods only for those methods, in any letter case", () => {
+    expect(id("https://example.com/login", "POST")).toBe("login-post");
+    expect(id("https://example.com/login", "post")).toBe("login-post");
+  });
+
+  it("Should let other methods fall through to the next most specific route", () => {
+    expect(id("https://example.com/login", "GET")).toBe("login-any");
+    const only = compileRoutes([{ pattern: "example.com/*", id: "site" }, { pattern: "example.com/login*", id: "login-post", methods: ["POST"] }]);
+    expect(only(new URL("https://example.com/login"), "GET")?.id).toBe("site");
+    expect(only(new URL("https://example.org/login"), "POST")).toBeUndefined();
+  });
+
+  it("Should prefer the route that names methods over an equally specific one declared first", () => {
+    const reversed = compileRoutes([...routes].reverse());
+    expect(reversed(new URL("https://example.com/login"), "POST")?.id).toBe("login-post");
+  });
+
+  it("Should ignore methods when called without one, as callers that predate them do", () => {
+    expect(id("https://example.com/login")).toBe("login-post");
+  });
+});

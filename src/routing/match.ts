@@ -7,13 +7,21 @@
  * 2. then the longer literal path (the part before the closing `*`);
  * 3. then an exact path beats a prefix of the same length, and a pattern with a scheme beats one
  *    without;
- * 4. then declaration order in `ROUTES`.
+ * 4. then a route that names its `methods` beats one that does not;
+ * 5. then declaration order in `ROUTES`.
+ *
+ * A route with `methods` matches only requests with one of them (compared in uppercase, so
+ * `patch` cannot slip past a `PATCH` route); any other request falls through to the next route in
+ * that order, as if the route were not there.
  */
 import { normalizeForMatch, type MatchTarget } from "./normalize";
 import { type Pattern, parsePattern, specificity } from "./pattern";
 
-/** Finds the route for a URL, or `undefined` when none matches. */
-export type RouteMatcher<T> = (url: URL) => T | undefined;
+/**
+ * Finds the route for a URL and method, or `undefined` when none matches. Without a method,
+ * routes' `methods` are not checked (the stricter reading: such a route applies to every method).
+ */
+export type RouteMatcher<T> = (url: URL, method?: string) => T | undefined;
 
 /**
  * Compiles routes into a matcher. Throws on a bad pattern: validate with `parsePattern` first
@@ -21,15 +29,16 @@ export type RouteMatcher<T> = (url: URL) => T | undefined;
  *
  * @example
  * const match = compileRoutes([{ pattern: "api.example.com/v1/*", id: "v1" }]);
- * match(new URL("https://api.example.com/v1/users"))?.id; // "v1"
+ * match(new URL("https://api.example.com/v1/users"), "GET")?.id; // "v1"
  */
-export function compileRoutes<T extends { pattern: string }>(routes: readonly T[]): RouteMatcher<T> {
+export function compileRoutes<T extends { pattern: string; methods?: readonly string[] }>(routes: readonly T[]): RouteMatcher<T> {
   const compiled = routes
-    .map((route, order) => ({ route, order, pattern: compile(route.pattern) }))
-    .sort((a, b) => compareSpecificity(b.pattern, a.pattern) || a.order - b.order);
-  return function matchRoute(url) {
+    .map((route, order) => ({ route, order, pattern: compile(route.pattern), methods: route.methods }))
+    .sort((a, b) => compareSpecificity(b.pattern, a.pattern) || Number(!!b.methods) - Number(!!a.methods) || a.order - b.order);
+  return function matchRoute(url, method) {
     const target = normalizeForMatch(url);
-    return compiled.find((entry) => matches(entry.pattern, target))?.route;
+    const upper = method?.toUpperCase();
+    return compiled.find((entry) => (!upper || !entry.methods || entry.methods.includes(upper)) && matches(entry.pattern, target))?.route;
   };
 }
 

@@ -29,6 +29,23 @@ const pattern = mostly(
   ),
   fc.constantFrom("example.com", "/x", "*example.com/a*b", "example.com:8080/*", "exa mple.com/*", "*/a?b", "", " "),
 );
+const keyPart = fc.constantFrom("ip", "header:x-api-key", "header:authorization", "cookie:sid", "query:api_key", "cf:asn", "cf:country");
+const keySource = fc.oneof({ weight: 3, arbitrary: keyPart }, { weight: 1, arbitrary: fc.uniqueArray(keyPart, { minLength: 2, maxLength: 4 }) });
+const ipv4Range = fc.tuple(fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.integer({ min: 0, max: 32 })).map(([address, prefix]) => {
+  const network = (address & (prefix === 0 ? 0 : 0xffffffff << (32 - prefix))) >>> 0;
+  return `ip:${[network >>> 24, (network >>> 16) & 255, (network >>> 8) & 255, network & 255].join(".")}/${prefix}`;
+});
+const validEntry = fc.oneof(
+  ipv4Range,
+  fc.ipV4().map((ip) => `ip:${ip}`),
+  fc.ipV6().map((ip) => `ip:${ip}`),
+  fc.constantFrom("ip:10.0.0.0/8", "ip:2001:db8::/32", "ip:::ffff:192.0.2.0/120", "ip:203.0.113.0/24", "country:de", "country:T1", "country:XX", "asn:13335", "asn:4294967295"),
+);
+const nearEntry = fc.constantFrom("ip:10.0.0.0/33", "ip:10.0.0.1/8", "ip:2001:db8::/129", "country:UK", "asn:0", "asn:AS1", "10.0.0.1", "ip:");
+/** Allow/deny lists: mostly all valid, sometimes with a nearly valid entry among valid ones. */
+const list = mostly(fc.array(validEntry, { maxLength: 6 }), fc.array(fc.oneof(validEntry, nearEntry), { minLength: 1, maxLength: 6 }));
+/** ALLOW and DENY: a structured array or JSON text (the form a secret or `--var` takes). */
+const listVariable = optional(mostly(fc.oneof(list, list.map((entries) => JSON.stringify(entries))), fc.constantFrom("ip:10.0.0.1", "[", "{}")));
 const route = fc.record(
   {
     pattern,
@@ -36,7 +53,11 @@ const route = fc.record(
     origin: mostly(fc.constantFrom("https://origin.example", "http://127.0.0.1:1"), fc.constantFrom("ftp://x", "not a url", "")),
     rules: fc.oneof(rule, fc.array(rule, { maxLength: 4 })),
     algorithm: mostly(fc.constantFrom("fixed-window", "sliding-log", "sliding-window", "token-bucket"), fc.constant("leaky")),
-    key: mostly(fc.constantFrom("ip", "header:x-api-key", "header:authorization"), fc.constantFrom("header:", "header:bad name", "query:k", "cookie")),
+    key: mostly(keySource, fc.oneof(fc.constantFrom("header:", "header:bad name", "query:a&b", "cookie", "cf:city"), fc.array(fc.oneof(keyPart, junk), { maxLength: 5 }))),
+    methods: mostly(fc.uniqueArray(fc.constantFrom("GET", "post", "Put", "DELETE", "patch"), { minLength: 1, maxLength: 3 }), fc.constantFrom([], ["FETCH"], ["GET", "get"], "GET")),
+    count: mostly(fc.oneof(fc.constant("all"), fc.uniqueArray(fc.integer({ min: 100, max: 599 }), { minLength: 1, maxLength: 3 })), fc.constantFrom([], [600], [401, 401], "401", [99])),
+    allow: list,
+    deny: list,
     cost: mostly(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: -1, max: 2000 })),
     mode: mostly(fc.constantFrom("enforce", "shadow"), fc.constant("dry-run")),
     unlimited: mostly(fc.boolean()),
@@ -67,12 +88,16 @@ const vars: fc.Arbitrary<Vars> = fc.record({
   ORIGIN_TIMEOUT_MS: number(1, 300_000),
   ADMIN_TOKEN: optional(mostly(fc.constant("admin-token-for-the-fuzz-0123456789"), fc.constantFrom("short", " ", "x".repeat(31)))),
   ANALYTICS_CLIENT: choice(["hashed", "plain", "none"], ["sha256", "HASHED"]),
+  ALLOW: listVariable,
+  DENY: listVariable,
 });
 const request = fc.record({
   url: fc.tuple(fc.constantFrom("https://", "http://"), fc.oneof(fc.domain(), fc.constantFrom("example.com", "api.example.com", "EXAMPLE.com.")), fc.webPath(), fc.webQueryParameters()).map(([s, h, p, q]) => `${s}${h}${p || "/"}${q ? `?${q}` : ""}`),
   ip: fc.oneof(fc.ipV4(), fc.ipV6(), fc.constantFrom("", "garbage")),
   forwardedFor: fc.oneof(fc.constant(""), fc.array(fc.ipV4(), { maxLength: 4 }).map((hops) => hops.join(", "))),
   apiKey: fc.oneof(fc.constant(""), fc.string({ maxLength: 300 }).filter((s) => /^[\x21-\x7e]*$/.test(s))),
+  method: fc.constantFrom("GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"),
+  cookie: fc.oneof(fc.constant(""), fc.constantFrom("sid=abc", "a=1; sid=x%20y", "sid=", "sid", ";;=;"), fc.string({ maxLength: 40 }).filter((s) => /^[\x20-\x7e]*$/.test(s))),
 });
 
 const SOURCE = new RegExp(`^(${VARIABLES.join("|")})(\\[\\d+\\]|\\.[a-z]+)*: \\S`);
@@ -102,12 +127,14 @@ describe("a fuzz of ROUTES and the other variables", () => {
           return;
         }
         accepted++;
-        for (const { url, ip, forwardedFor, apiKey } of requests) {
+        for (const { url, ip, forwardedFor, apiKey, method, cookie } of requests) {
           const headers: Record<string, string> = { "cf-connecting-ip": ip };
           if (forwardedFor) headers["x-forwarded-for"] = forwardedFor;
           if (apiKey) headers["x-api-key"] = apiKey;
-          const res = await app.request(url, { headers });
-          expect([200, 429]).toContain(res.status);
+          if (cookie) headers.cookie = cookie;
+          const res = await app.request(url, { method, headers });
+          // 403: a client on a DENY list (once the middleware enforces the lists).
+          expect([200, 403, 429]).toContain(res.status);
         }
         expect(logs.filter((entry) => entry.level === "error")).toEqual([]);
       }),

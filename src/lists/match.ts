@@ -1,0 +1,77 @@
+/**
+ * @module One allow or deny list, compiled once per settings into hash lookups: IP ranges grouped
+ * by prefix length (masked network → member of a Set), countries and AS numbers in Sets. A lookup
+ * costs one mask and one Set probe per distinct prefix length present (at most 33 for IPv4, 129
+ * for IPv6), whatever the number of entries: 10,000 /32s cost the same as one.
+ */
+import type { ListEntry } from "../config/types";
+import { ipv4Mask, ipv6Mask, type ParsedIp, parseIp } from "../keys/ip";
+
+/** A compiled list. */
+export interface ListMatcher {
+  /** No entries: every lookup is `false` without parsing anything. */
+  readonly empty: boolean;
+  /**
+   * Whether the client is on the list. `ip` is the raw `CF-Connecting-IP` text, parsed as
+   * src/keys/ip.ts parses it (an unparsable or missing address matches no `ip:` entry);
+   * `country` is `cf.country` (any case), `asn` is `cf.asn`.
+   */
+  match(ip: string | undefined, country: string | undefined, asn: number | undefined): boolean;
+  /** {@link ListMatcher.match} with the address already parsed, so that several lists parse it once. */
+  matchParsed(ip: ParsedIp | undefined, country: string | undefined, asn: number | undefined): boolean;
+}
+
+/**
+ * Compiles a list; the cost of a lookup does not grow with the number of entries (see the module).
+ *
+ * @example
+ * const deny = compileList(readSettings(env).deny);
+ * deny.match("10.1.2.3", "DE", 64496); // true when DENY holds "ip:10.0.0.0/8"
+ */
+export function compileList(entries: readonly ListEntry[]): ListMatcher {
+  const v4 = new PrefixTable<number>();
+  const v6 = new PrefixTable<bigint>();
+  const countries = new Set<string>();
+  const asns = new Set<number>();
+  for (const entry of entries) {
+    if (entry.kind === "ipv4") v4.add(entry.prefix, entry.network);
+    else if (entry.kind === "ipv6") v6.add(entry.prefix, entry.network);
+    else if (entry.kind === "country") countries.add(entry.code);
+    else asns.add(entry.asn);
+  }
+  const v4Masks = v4.prefixes().map((prefix) => [prefix, ipv4Mask(prefix)] as const);
+  const v6Masks = v6.prefixes().map((prefix) => [prefix, ipv6Mask(prefix)] as const);
+
+  const matchParsed = (ip: ParsedIp | undefined, country: string | undefined, asn: number | undefined): boolean => {
+    if (asn !== undefined && asns.has(asn)) return true;
+    if (country !== undefined && countries.size > 0 && countries.has(country.toUpperCase())) return true;
+    if (ip?.family === 4) return v4Masks.some(([prefix, mask]) => v4.has(prefix, (ip.value & mask) >>> 0));
+    if (ip?.family === 6) return v6Masks.some(([prefix, mask]) => v6.has(prefix, ip.value & mask));
+    return false;
+  };
+  return {
+    empty: entries.length === 0,
+    matchParsed,
+    match: (ip, country, asn) => entries.length > 0 && matchParsed(ip === undefined ? undefined : parseIp(ip), country, asn),
+  };
+}
+
+/** Masked networks by prefix length. */
+class PrefixTable<T extends number | bigint> {
+  private readonly byPrefix = new Map<number, Set<T>>();
+
+  add(prefix: number, network: T): void {
+    let networks = this.byPrefix.get(prefix);
+    if (!networks) this.byPrefix.set(prefix, (networks = new Set()));
+    networks.add(network);
+  }
+
+  has(prefix: number, network: T): boolean {
+    return this.byPrefix.get(prefix)!.has(network);
+  }
+
+  /** Longest first: the most common entries (single addresses) are probed first. */
+  prefixes(): number[] {
+    return [...this.byPrefix.keys()].sort((a, b) => b - a);
+  }
+}
