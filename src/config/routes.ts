@@ -55,7 +55,7 @@ function parseRoute(value: unknown, at: At, defaults: RouteDefaults): RouteSetti
   const origin = raw.origin === undefined ? defaults.origin : readUrl(raw.origin, child(at, "origin"));
   return {
     pattern,
-    scope: raw.name === undefined ? pattern : readString(raw.name, child(at, "name")),
+    scope: raw.name === undefined ? pattern : readRouteName(raw.name, child(at, "name")),
     ...(origin === undefined ? {} : { origin }),
     rules: unlimited ? [] : parseRules(raw.rules, child(at, "rules"), algorithm),
     unlimited,
@@ -82,6 +82,13 @@ function parseRules(value: unknown, at: At, algorithm: AlgorithmName): Rule[] {
     names.add(rule.name);
   });
   return rules;
+}
+
+/** The admin API, logs and events call the route of unmatched requests `default`: no route may take that name. */
+function readRouteName(value: unknown, at: At): string {
+  const name = readString(value, at);
+  if (name === "default") fail(at, 'the name "default" is reserved for requests no route matches (choose another name)');
+  return name;
 }
 
 function readBoolean(value: unknown, at: At): boolean {

@@ -6,7 +6,7 @@
 import type { Decision, Rule } from "../limiter/types";
 
 /** Every outcome, in the order the README's analytics section lists them. */
-export const OUTCOMES = ["allowed", "refused", "shadow-refused", "block-cache", "failed-open", "failed-closed", "unlimited"] as const;
+export const OUTCOMES = ["allowed", "refused", "shadow-refused", "block-cache", "failed-open", "failed-closed", "unlimited", "denied", "allow-listed"] as const;
 
 /**
  * - `allowed`: Redis admitted the request.
@@ -14,6 +14,7 @@ export const OUTCOMES = ["allowed", "refused", "shadow-refused", "block-cache", 
  * - `shadow-refused`: Redis refused it but shadow mode let it through.
  * - `failed-open` / `failed-closed`: the Redis call failed, and `FAILURE_MODE` decided.
  * - `unlimited`: the route counts nothing.
+ * - `denied` / `allow-listed`: a static deny or allow list decided, without Redis.
  */
 export type Outcome = (typeof OUTCOMES)[number];
 
@@ -51,6 +52,7 @@ export interface DecisionEvent {
 export interface CfFields {
   country?: unknown;
   colo?: unknown;
+  asn?: unknown;
 }
 
 /**

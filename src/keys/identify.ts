@@ -77,18 +77,28 @@ export async function identify(headers: Headers, options: IdentifyOptions, reque
 }
 
 function identifyIp(headers: Headers, { ipv6Subnet, trustedProxies }: IdentifyOptions): Identity {
+  const address = clientAddress(headers, trustedProxies);
+  if (address === undefined) return { client: UNKNOWN_CLIENT, warning: trustedProxies > 0 ? "missing-forwarded-for" : "missing-ip" };
+  return fromAddress(address, ipv6Subnet);
+}
+
+/**
+ * The client's address as sent, unparsed: `CF-Connecting-IP`, or with `TRUSTED_PROXIES` the
+ * `X-Forwarded-For` hop your outermost proxy saw. The allow and deny lists match it, so that they
+ * see the same client the limiter counts.
+ *
+ * @example
+ * clientAddress(new Headers({ "cf-connecting-ip": "203.0.113.7" }), 0); // "203.0.113.7"
+ */
+export function clientAddress(headers: Headers, trustedProxies: number): string | undefined {
   if (trustedProxies > 0) {
     const hops = (headers.get("x-forwarded-for") ?? "").split(",").map((hop) => hop.trim()).filter(Boolean);
     // Cloudflare appends the address it saw (CF-Connecting-IP, i.e. your outermost proxy): that
     // entry is Cloudflare's hop, not one of yours, so it is not counted.
     if (hops.length > 0 && hops[hops.length - 1] === headers.get("cf-connecting-ip")?.trim()) hops.pop();
-    const seen = hops[hops.length - trustedProxies];
-    if (seen === undefined) return { client: UNKNOWN_CLIENT, warning: "missing-forwarded-for" };
-    return fromAddress(seen, ipv6Subnet);
+    return hops[hops.length - trustedProxies];
   }
-  const header = headers.get("cf-connecting-ip");
-  if (!header) return { client: UNKNOWN_CLIENT, warning: "missing-ip" };
-  return fromAddress(header, ipv6Subnet);
+  return headers.get("cf-connecting-ip") || undefined;
 }
 
 function fromAddress(text: string, ipv6Subnet: number): Identity {

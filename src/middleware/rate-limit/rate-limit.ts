@@ -11,7 +11,8 @@ import { type Block, blockFor, blockKey } from "../../block-cache";
 import type { RouteSettings } from "../../config/types";
 import { type CfFields, decisionEvent, type Outcome } from "../../events/decision-event";
 import { rateLimitHeaders, retryAfterSeconds } from "../../headers/rate-limit-headers";
-import { identify } from "../../keys/identify";
+import { clientAddress, identify } from "../../keys/identify";
+import { listVerdict } from "../../lists/verdict";
 import type { Decision } from "../../limiter/types";
 import { describeFailure } from "./log";
 import { createRuntimes, type CompiledRoute, type Runtime, type RuntimeOptions, type Runtimes } from "./runtime";
@@ -54,14 +55,27 @@ export function rateLimitWith(runtimes: Runtimes): RateLimitMiddleware {
   return async function rateLimit(c, next) {
     const runtime = runtimes(c.env);
     const { settings, log } = runtime;
-    const route = runtime.match(new URL(c.req.url)) ?? runtime.defaultRoute;
+    const route = runtime.match(new URL(c.req.url), c.req.method) ?? runtime.defaultRoute;
+    const cf = (c.req.raw as { cf?: CfFields }).cf;
+    const network = { country: typeof cf?.country === "string" ? cf.country : undefined, asn: typeof cf?.asn === "number" ? cf.asn : undefined };
     c.set("rateLimit", { route: route.settings });
+    if (route.lists) {
+      const verdict = listVerdict(route.lists, { ip: clientAddress(c.req.raw.headers, settings.trustedProxies), ...network });
+      if (verdict === "deny") {
+        emit(runtime, c, route, "denied");
+        throw new HTTPException(403, { res: problemResponse(403, "This client is not allowed here.", c.req.header("accept")) });
+      }
+      if (verdict === "allow") {
+        emit(runtime, c, route, "allow-listed");
+        return next();
+      }
+    }
     if (!route.limiter) {
       emit(runtime, c, route, "unlimited");
       return next();
     }
     const now = runtime.clock();
-    const identity = await identify(c.req.raw.headers, route.identify);
+    const identity = await identify(c.req.raw.headers, route.identify, { url: c.req.url, cf: network });
     if (identity.warning && !runtime.warned.has(identity.warning)) {
       runtime.warned.add(identity.warning);
       log({ level: "warn", event: "client-fallback", reason: identity.warning, client: identity.client, route: route.name });

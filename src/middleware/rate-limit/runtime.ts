@@ -15,6 +15,7 @@ import type { IdentifyOptions } from "../../keys/identify";
 import { createLimiter } from "../../limiter";
 import type { Limiter, Rule, ScriptRunner } from "../../limiter/types";
 import { createRedisRunner } from "../../redis/client";
+import { compileLevel, type ListLevel } from "../../lists/verdict";
 import { compileRoutes, type RouteMatcher } from "../../routing/match";
 import { settingsFor, type Vars } from "../../settings";
 import { consoleLogger, type Logger, redact } from "./log";
@@ -33,6 +34,8 @@ export interface CompiledRoute {
   policy: string;
   /** How the route's clients are identified: its key source with the isolate's IP settings. */
   identify: IdentifyOptions;
+  /** The route's lists, then `ALLOW`/`DENY`; absent when every one is empty (no check at all). */
+  lists?: readonly ListLevel[];
 }
 
 /** The per-settings state of the middleware. */
@@ -114,17 +117,20 @@ const NO_ENV = Object.freeze({});
 export function buildRuntime(settings: Settings, options: RuntimeOptions): Runtime {
   const runner = options.runner ?? createRedisRunner({ ...settings.redis, fetch: options.fetch });
   const makeLimiter = options.createLimiter ?? createLimiter;
+  const global = compileLevel(settings);
   const compile = (route: RouteSettings, name: string, source: string): CompiledRoute => {
     const identify = { key: route.key, ipv6Subnet: settings.ipv6Subnet, trustedProxies: settings.trustedProxies };
-    if (route.unlimited) return { settings: route, name, policy: "", identify };
+    const levels = [compileLevel(route), global];
+    const lists = levels.every((level) => level.allow.empty && level.deny.empty) ? undefined : levels;
+    if (route.unlimited) return { settings: route, name, policy: "", identify, lists };
     try {
       const limiter = makeLimiter(route.rules, { runner, prefix: settings.keyPrefix });
-      return { settings: route, name, limiter, policy: policyHeader(route.rules), identify };
+      return { settings: route, name, limiter, policy: policyHeader(route.rules), identify, lists };
     } catch (error) {
       throw new ConfigError(source, "", (error as Error).message);
     }
   };
-  const routes = settings.routes.map((route, index) => ({ pattern: route.pattern, ...compile(route, route.scope, `ROUTES[${index}]`) }));
+  const routes = settings.routes.map((route, index) => ({ pattern: route.pattern, methods: route.methods, ...compile(route, route.scope, `ROUTES[${index}]`) }));
   const defaultRoute = compile(settings.defaultRoute, DEFAULT_ROUTE_NAME, "RATE_LIMIT");
   const log = redact(redact(options.log ?? consoleLogger, settings.redis.token), settings.adminToken ?? "");
   return {
