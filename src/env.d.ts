@@ -8,7 +8,6 @@ declare namespace Cloudflare {
     ROUTES?: string;
     /** A secret: set (`wrangler secret put ADMIN_TOKEN`), it turns the admin API on. */
     ADMIN_TOKEN?: string;
-    ANALYTICS_CLIENT?: string;
     /** The Analytics Engine dataset decision events go to, when bound (README, "Operating ratewall"). */
     RATEWALL_ANALYTICS?: AnalyticsEngineDataset;
   }
