@@ -14,7 +14,7 @@
  *
  * - Keeps: one hash of at most buckets + 2 small fields per client, O(buckets), independent of the limit.
  * - Pro: never over the limit, unlike `sliding-window-approx` and `fixed-window`, in constant memory.
- * - Con: a bigger script than the two counters (HGETALL, a loop over the buckets), and about 8 bytes
+ * - Con: a bigger script than the two counters (HGETALL, a loop over the buckets), and about 7 bytes
  *   of Redis per bucket in use.
  */
 import type { Algorithm } from "../algorithm";
