@@ -161,7 +161,7 @@ function edgeBurst(results: BenchResults, image: Image): string[] {
 
 function memory(results: BenchResults, image: Image): string[] {
   return part(results, "memory", "6. Redis memory per client",
-    "One client per algorithm and limit spends its whole quota within one window (limit decisions, 1 h window); then `MEMORY USAGE <key> SAMPLES 0` is summed over its keys. " +
+    "One client per algorithm and limit spends its whole quota within one window (limit decisions, 1 h window; for ratewall's `sliding-window` spread evenly over the window, so that every bucket is in use: its worst case); then `MEMORY USAGE <key> SAMPLES 0` is summed over its keys. " +
       "ratewall through its limiter, the peer through `@upstash/ratelimit` in Node, both via the shim.",
     (data) => [
       table(
