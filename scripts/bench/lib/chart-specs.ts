@@ -137,7 +137,8 @@ function traceChart(data: Extract<BenchResults["sections"]["trace"], { status: "
             color: { field: "algorithm", type: "nominal", sort: null, title: null },
           },
         },
-        { mark: { type: "rule", strokeDash: [4, 3], color: "black" }, encoding: { y: { datum: data.limit } } },
+        // Its own one-row data: otherwise the rule is drawn once per point.
+        { data: { values: [{}] }, mark: { type: "rule", strokeDash: [4, 3], color: "black" }, encoding: { y: { datum: data.limit } } },
       ],
     },
   };
