@@ -59,6 +59,12 @@ describe("readSettings", () => {
     expect(settings.routes[0]!.rules).toEqual([{ name: "default", algorithm: "token-bucket", limit: 10, windowMs: 1000, burst: 30 }]);
   });
 
+  it("Should accept sliding-window buckets, and name the path and value of a bad one", () => {
+    const routes = (buckets: unknown) => [{ pattern: "*/api/*", rules: [{ limit: 50, window: "1m", algorithm: "sliding-window", buckets }] }];
+    expect(readSettings({ ...base, ROUTES: routes(60) }).routes[0]!.rules).toEqual([{ name: "default", algorithm: "sliding-window", limit: 50, windowMs: 60_000, buckets: 60 }]);
+    expect(() => readSettings({ ...base, ROUTES: routes(1) })).toThrow("ROUTES[0].rules[0].buckets: invalid value 1 (expected an integer from 2 to 100)");
+  });
+
   it("Should treat empty strings as unset, and numbers given as numbers as numbers", () => {
     const settings = readSettings({ ...base, ORIGIN_URL: "", REDIS_TIMEOUT_MS: 120, IPV6_SUBNET: "48" });
     expect(settings.defaultRoute.origin).toBeUndefined();
@@ -92,7 +98,7 @@ describe("readSettings", () => {
   it("Should name the variable, the path and the value of a nested mistake", () => {
     const routes = [{ pattern: "a.com/*", rules: "1/1s" }, { pattern: "b.com/*", rules: [{ limit: 5, window: "1s", algorithm: "leaky" }] }];
     expect(() => readSettings({ ...base, ROUTES: routes })).toThrow(
-      'ROUTES[1].rules[0].algorithm: unknown algorithm "leaky" (expected one of fixed-window, sliding-log, sliding-window, token-bucket)',
+      'ROUTES[1].rules[0].algorithm: unknown algorithm "leaky" (expected one of fixed-window, sliding-log, sliding-window, sliding-window-approx, token-bucket)',
     );
     expect(() => readSettings({ ...base, ROUTES: [{ pattern: "a.com/*", rules: "1/1s", cost: 0 }] })).toThrow("ROUTES[0].cost: invalid value 0 (expected an integer from 1 to 1000)");
     expect(() => readSettings({ ...base, KEY_PREFIX: "rate{x}" })).toThrow('KEY_PREFIX: invalid key prefix "rate{x}"');

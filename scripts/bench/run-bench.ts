@@ -24,6 +24,7 @@ import { measureMemory } from "./sections/memory.ts";
 import { measureRoundTrips } from "./sections/round-trips.ts";
 import { measureShimVsRedis } from "./sections/shim-vs-redis.ts";
 import { measureThroughput } from "./sections/throughput.ts";
+import { measureTrace } from "./sections/trace.ts";
 
 /** What to run and where to write it. */
 export interface RunOptions {
@@ -81,6 +82,7 @@ export async function runBench(options: RunOptions): Promise<BenchResults> {
         accuracy: await guard(() => measureAccuracy(ctx)),
         edgeBurst: await guard(() => measureEdgeBurst(ctx)),
         memory: await guard(() => measureMemory(ctx)),
+        trace: await guard(() => measureTrace(ctx)),
       };
       const missing: Record<string, string> = ratewallMissing ? { worker: ratewallMissing } : {};
       const results: BenchResults = {

@@ -1,9 +1,10 @@
 /**
  * @module One rule, as written in `RATE_LIMIT` or in `ROUTES[i].rules[j]`, to a normalized
  * {@link Rule}. A rule is `"<count>/<window>"` for every algorithm (design.md, "The algorithms"),
- * or an object when it needs a name, another algorithm or a token-bucket burst.
+ * or an object when it needs a name, another algorithm, a token-bucket burst or sliding-window buckets.
  */
 import { algorithmNames } from "../limiter/registry";
+import { MAX_BUCKETS } from "../limiter/sliding-window";
 import type { AlgorithmName, Rule } from "../limiter/types";
 import { parseDuration } from "./duration";
 import { type At, child, fail, quote, readChoice, readInteger, readObject } from "./read";
@@ -16,7 +17,7 @@ const MAX_COUNT = 1_000_000_000;
 const RULE_TEXT = /^([^/]*)\/(.*)$/;
 /** Names end up in Redis keys and in sf-string header values: keep them to a safe alphabet. */
 const NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
-const RULE_KEYS = ["limit", "window", "algorithm", "burst", "name"] as const;
+const RULE_KEYS = ["limit", "window", "algorithm", "burst", "buckets", "name"] as const;
 
 /**
  * Reads one rule. `fallbackName` is used when the rule does not name itself.
@@ -39,6 +40,10 @@ export function parseRule(value: unknown, at: At, algorithm: AlgorithmName, fall
   if (raw.burst !== undefined) {
     if (rule.algorithm !== "token-bucket") fail(child(at, "burst"), `only token-bucket has a burst (this rule uses ${rule.algorithm})`);
     rule.burst = readInteger(raw.burst, 1, MAX_COUNT, child(at, "burst"));
+  }
+  if (raw.buckets !== undefined) {
+    if (rule.algorithm !== "sliding-window") fail(child(at, "buckets"), `only sliding-window has buckets (this rule uses ${rule.algorithm})`);
+    rule.buckets = readInteger(raw.buckets, 2, MAX_BUCKETS, child(at, "buckets"));
   }
   return rule;
 }

@@ -15,6 +15,8 @@ export interface RuleParams {
   windowMs: number;
   /** Requests at once; only `token-bucket` reads it, the others get `limit`. */
   burst: number;
+  /** Sub-windows per window; only `sliding-window` reads it, the others get 1. */
+  buckets: number;
 }
 
 /**
@@ -43,8 +45,12 @@ export interface Algorithm {
   readonly script: LimiterScript;
   /** The Lua fragment that registers `ALGORITHMS[tag]`, for the multi-rule script. */
   readonly lua: string;
-  /** The keys of one rule, from the rule's base key (src/keys/build-key.ts) and `now`. */
-  keys(baseKey: string, windowMs: number, now: number): string[];
+  /** The keys of one rule, from the rule's base key (src/keys/build-key.ts), its numbers and `now`. */
+  keys(baseKey: string, rule: RuleParams, now: number): string[];
+  /** Set when the algorithm reads `buckets`: the value a rule without one gets. */
+  readonly defaultBuckets?: number;
+  /** Why a rule's numbers cannot work with this algorithm (beyond the checks every rule gets), or undefined. */
+  refuses?(rule: RuleParams): string | undefined;
   /** The model: the same check as the Lua, over an in-memory store. */
   check(store: ModelStore, keys: string[], now: number, cost: number, rule: RuleParams): RuleCheck;
 }

@@ -3,14 +3,15 @@
  * multi-rule, has the same shape and the same KEYS/ARGV layout, so one argument builder and one
  * reply parser serve them all (see ./reply.ts):
  *
- * - ARGV: `now` (ms since the epoch), `cost` (units), then four per rule:
- *   algorithm tag, limit (requests), window (ms), burst (requests; token-bucket only, else = limit).
- * - KEYS: each rule's keys in rule order (one per rule; two for `sliding-window`).
+ * - ARGV: `now` (ms since the epoch), `cost` (units), then five per rule: algorithm tag, limit
+ *   (requests), window (ms), burst (requests; token-bucket only, else = limit), buckets (sub-windows;
+ *   sliding-window only, else 1).
+ * - KEYS: each rule's keys in rule order (one per rule; two for `sliding-window-approx`).
  * - Reply: `allowed` (1|0), then four per rule: ok (1|0), remaining (requests), reset at (ms since
  *   the epoch), retry in (ms; 0 unless this rule refused).
  *
  * Each fragment registers `ALGORITHMS[<tag>] = { keys = n, check = function(keys, now, cost,
- * limit, window_ms, burst) }`. `check` only reads (and trims what has already expired); it
+ * limit, window_ms, burst, buckets) }`. `check` only reads (and trims what has already expired); it
  * returns the outcome both uncharged and charged, and a `charge` function that writes. The main
  * part checks every rule, then charges every rule only if all admitted: all-or-nothing inside one
  * atomic script (design.md, "The algorithms").
@@ -44,15 +45,16 @@ local cost = tonumber(ARGV[2]) -- units this request costs, integer >= 1
 local checks = {}
 local allowed = true
 local key_at = 1 -- index in KEYS of the next rule's first key
-for arg_at = 3, #ARGV, 4 do
+for arg_at = 3, #ARGV, 5 do
   local algorithm = ALGORITHMS[ARGV[arg_at]]
   local limit = tonumber(ARGV[arg_at + 1]) -- requests per window
   local window_ms = tonumber(ARGV[arg_at + 2]) -- ms
   local burst = tonumber(ARGV[arg_at + 3]) -- requests at once (token-bucket)
+  local buckets = tonumber(ARGV[arg_at + 4]) -- sub-windows per window (sliding-window)
   local keys = {}
   for i = 1, algorithm.keys do keys[i] = KEYS[key_at + i - 1] end
   key_at = key_at + algorithm.keys
-  local check = algorithm.check(keys, now, cost, limit, window_ms, burst)
+  local check = algorithm.check(keys, now, cost, limit, window_ms, burst, buckets)
   allowed = allowed and check.ok
   checks[#checks + 1] = check
 end

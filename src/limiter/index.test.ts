@@ -10,8 +10,8 @@ const second: Rule = { name: "second", algorithm: "fixed-window", limit: 10, win
 const hour: Rule = { name: "hour", algorithm: "token-bucket", limit: 1_000, windowMs: 3_600_000 };
 
 describe("createLimiter", () => {
-  it("Should list the four algorithms the config may name", () => {
-    expect(algorithmNames).toEqual(["fixed-window", "sliding-log", "sliding-window", "token-bucket"]);
+  it("Should list the five algorithms the config may name", () => {
+    expect(algorithmNames).toEqual(["fixed-window", "sliding-log", "sliding-window", "sliding-window-approx", "token-bucket"]);
     expect([isAlgorithmName("sliding-log"), isAlgorithmName("leaky-bucket"), isAlgorithmName("toString")]).toEqual([true, false, false]);
   });
 
@@ -23,7 +23,7 @@ describe("createLimiter", () => {
         command: "evalsha",
         script: multiRuleSha1,
         keys: ["rate:fixed:{c}:api:second:5", "rate:gcra:{c}:api:hour"],
-        args: ["5000", "2", "fixed", "10", "1000", "10", "gcra", "1000", "3600000", "1000"],
+        args: ["5000", "2", "fixed", "10", "1000", "10", "1", "gcra", "1000", "3600000", "1000", "1"],
       },
     ]);
   });
@@ -36,6 +36,9 @@ describe("createLimiter", () => {
       [[{ ...second, limit: 0 }], 'rules[0] ("second"): limit must be an integer >= 1, got 0'],
       [[{ ...second, windowMs: 1.5 }], 'rules[0] ("second"): windowMs must be an integer >= 1, got 1.5'],
       [[{ ...hour, burst: -1 }], 'rules[0] ("hour"): burst must be an integer >= 1, got -1'],
+      [[{ ...second, buckets: 10 }], 'rules[0] ("second"): only sliding-window has buckets'],
+      [[{ ...second, algorithm: "sliding-window", buckets: 101 }], 'rules[0] ("second"): buckets must be from 2 to 100, got 101'],
+      [[{ ...second, algorithm: "sliding-window", limit: 2 ** 40, windowMs: 1 }], 'rules[0] ("second"): limit must be below 2^37 for sliding-window, got 1099511627776'],
     ];
     for (const [rules, message] of bad) expect(() => createLimiter(rules, deps)).toThrow(message);
   });

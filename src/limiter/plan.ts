@@ -40,8 +40,8 @@ export function compilePlan(input: readonly Rule[]): Plan {
     if (algorithm === undefined) throw new RangeError(`${where}: unknown algorithm ${JSON.stringify(rule.algorithm)}`);
     if (rule.name === "" || names.has(rule.name)) throw new RangeError(`${where}: rule names must be unique and not empty`);
     names.add(rule.name);
-    for (const field of ["limit", "windowMs", "burst"] as const) {
-      if ((field !== "burst" || rule.burst !== undefined) && !isCount(rule[field])) {
+    for (const field of ["limit", "windowMs", "burst", "buckets"] as const) {
+      if ((field === "limit" || field === "windowMs" || rule[field] !== undefined) && !isCount(rule[field])) {
         throw new RangeError(`${where}: ${field} must be an integer >= 1, got ${JSON.stringify(rule[field])}`);
       }
     }
@@ -49,10 +49,13 @@ export function compilePlan(input: readonly Rule[]): Plan {
     if (Math.max(rule.limit, rule.burst ?? 0) * rule.windowMs > 2 ** 50) {
       throw new RangeError(`${where}: limit × windowMs is too large (max 2^50)`);
     }
+    if (rule.buckets !== undefined && algorithm.defaultBuckets === undefined) throw new RangeError(`${where}: only sliding-window has buckets`);
+    const unfit = algorithm.refuses?.(paramsOf(rule, algorithm.defaultBuckets));
+    if (unfit !== undefined) throw new RangeError(`${where}: ${unfit}`);
     return algorithm;
   });
-  const params = rules.map((rule) => ({ limit: rule.limit, windowMs: rule.windowMs, burst: rule.burst ?? rule.limit }));
-  const ruleArgs = rules.flatMap((rule, i) => [algorithms[i]!.tag, String(rule.limit), String(rule.windowMs), String(params[i]!.burst)]);
+  const params = rules.map((rule, i) => paramsOf(rule, algorithms[i]!.defaultBuckets));
+  const ruleArgs = rules.flatMap((rule, i) => [algorithms[i]!.tag, String(rule.limit), String(rule.windowMs), String(params[i]!.burst), String(params[i]!.buckets)]);
   const several = rules.length > 1;
   return {
     rules,
@@ -65,11 +68,16 @@ export function compilePlan(input: readonly Rule[]): Plan {
       return rules.map((rule, i) => {
         const algorithm = algorithms[i]!;
         const baseKey = buildKey({ prefix, tag: algorithm.tag, client, scope, rule: several ? rule.name : undefined });
-        return algorithm.keys(baseKey, rule.windowMs, now);
+        return algorithm.keys(baseKey, params[i]!, now);
       });
     },
     arguments(request, prefix) {
       return { keys: this.keys(request, prefix).flat(), args: [String(request.now), String(request.cost ?? 1), ...ruleArgs] };
     },
   };
+}
+
+/** A rule's numbers as the scripts receive them; absent options take their defaults. */
+function paramsOf(rule: Rule, defaultBuckets = 1): RuleParams {
+  return { limit: rule.limit, windowMs: rule.windowMs, burst: rule.burst ?? rule.limit, buckets: rule.buckets ?? defaultBuckets };
 }

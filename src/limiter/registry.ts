@@ -6,6 +6,7 @@ import type { Algorithm } from "./algorithm";
 import { fixedWindow } from "./fixed-window";
 import { slidingLog } from "./sliding-log";
 import { slidingWindow } from "./sliding-window";
+import { slidingWindowApprox } from "./sliding-window-approx";
 import { tokenBucket } from "./token-bucket";
 import type { AlgorithmName } from "./types";
 
@@ -13,12 +14,13 @@ import type { AlgorithmName } from "./types";
  * Every algorithm by name.
  *
  * @example
- * Object.keys(algorithms) // ["fixed-window", "sliding-log", "sliding-window", "token-bucket"]
+ * Object.keys(algorithms) // ["fixed-window", "sliding-log", "sliding-window", "sliding-window-approx", "token-bucket"]
  */
 export const algorithms: Readonly<Record<AlgorithmName, Algorithm>> = {
   "fixed-window": fixedWindow,
   "sliding-log": slidingLog,
   "sliding-window": slidingWindow,
+  "sliding-window-approx": slidingWindowApprox,
   "token-bucket": tokenBucket,
 };
 

@@ -4,7 +4,7 @@
  */
 
 /** The algorithms, by the names `RATE_LIMIT_ALGORITHM` and `ROUTES[].rules[].algorithm` accept. */
-export type AlgorithmName = "fixed-window" | "sliding-log" | "sliding-window" | "token-bucket";
+export type AlgorithmName = "fixed-window" | "sliding-log" | "sliding-window" | "sliding-window-approx" | "token-bucket";
 
 /** One limit, normalized: what `parseConfig` produces from `"<count>/<window>"`. */
 export interface Rule {
@@ -20,6 +20,12 @@ export interface Rule {
    * @default limit
    */
   burst?: number;
+  /**
+   * `sliding-window` only: sub-windows per window, 2 to 100. More decide closer to an exact log and
+   * cost about 7 bytes each per client.
+   * @default 32
+   */
+  buckets?: number;
 }
 
 /** What one rule said about one request. */

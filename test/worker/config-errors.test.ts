@@ -37,7 +37,7 @@ describe("configuration errors, end to end", () => {
     expect(res.status).toBe(500);
     expect(await res.text()).toBe("Internal Server Error: ratewall is misconfigured; see the Worker's logs.");
     expect(logs).toEqual([
-      expect.objectContaining({ event: "config-error", cause: 'RATE_LIMIT_ALGORITHM: unknown algorithm "leaky" (expected one of fixed-window, sliding-log, sliding-window, token-bucket)' }),
+      expect.objectContaining({ event: "config-error", cause: 'RATE_LIMIT_ALGORITHM: unknown algorithm "leaky" (expected one of fixed-window, sliding-log, sliding-window, sliding-window-approx, token-bucket)' }),
     ]);
   });
 

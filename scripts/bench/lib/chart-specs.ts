@@ -114,7 +114,34 @@ export function chartsFor(results: BenchResults): Chart[] {
       },
     });
   }
+  if (sections.trace.status === "ok" && sections.trace.data.points.length > 0) charts.push(traceChart(sections.trace.data));
   return charts;
+}
+
+/** One over-limit client's admitted count in the trailing window over time, one line per algorithm, the limit dashed. */
+function traceChart(data: Extract<BenchResults["sections"]["trace"], { status: "ok" }>["data"]): Chart {
+  return {
+    file: "trace.svg",
+    title: `Admitted in the trailing ${data.windowMs / 1000} s: one client at ${data.chartRate.toFixed(2)}× its limit of ${data.limit} (dashed)`,
+    spec: {
+      $schema: schema,
+      data: { values: data.points },
+      width: 560,
+      height: 240,
+      layer: [
+        {
+          mark: { type: "line", interpolate: "step-after", strokeWidth: 1.2 },
+          encoding: {
+            x: { field: "t", type: "quantitative", title: "seconds since the client's first request" },
+            y: { field: "inWindow", type: "quantitative", title: "admitted in the trailing window", scale: { zero: false } },
+            color: { field: "algorithm", type: "nominal", sort: null, title: null },
+          },
+        },
+        // Its own one-row data: otherwise the rule is drawn once per point.
+        { data: { values: [{}] }, mark: { type: "rule", strokeDash: [4, 3], color: "black" }, encoding: { y: { datum: data.limit } } },
+      ],
+    },
+  };
 }
 
 /** Admitted per 100 ms, one row per algorithm, with the fixed windows' edges dashed. */

@@ -15,6 +15,8 @@ export interface Profile {
   accuracy: { requests: number; concurrency: number; limit: number };
   edgeBurst: { limit: number; windowMs: number; ratePerSecond: number; durationMs: number };
   memory: { limits: number[] };
+  /** The long trace through the models: clients, length in windows, and the rule (limit per window). */
+  trace: { clients: number; windows: number; limit: number; windowMs: number };
 }
 
 /** The three sizes. */
@@ -28,6 +30,7 @@ export const profiles: Record<Profile["name"], Profile> = {
     accuracy: { requests: 2000, concurrency: 200, limit: 100 },
     edgeBurst: { limit: 10, windowMs: 1000, ratePerSecond: 40, durationMs: 3500 },
     memory: { limits: [100, 10_000] },
+    trace: { clients: 2_000, windows: 60, limit: 50, windowMs: 60_000 },
   },
   quick: {
     name: "quick",
@@ -38,6 +41,7 @@ export const profiles: Record<Profile["name"], Profile> = {
     accuracy: { requests: 400, concurrency: 40, limit: 100 },
     edgeBurst: { limit: 10, windowMs: 1000, ratePerSecond: 40, durationMs: 3500 },
     memory: { limits: [100] },
+    trace: { clients: 100, windows: 15, limit: 50, windowMs: 60_000 },
   },
   smoke: {
     name: "smoke",
@@ -48,5 +52,6 @@ export const profiles: Record<Profile["name"], Profile> = {
     accuracy: { requests: 40, concurrency: 10, limit: 10 },
     edgeBurst: { limit: 5, windowMs: 500, ratePerSecond: 20, durationMs: 1200 },
     memory: { limits: [10] },
+    trace: { clients: 12, windows: 4, limit: 50, windowMs: 60_000 },
   },
 };

@@ -51,6 +51,7 @@ export function renderReport(results: BenchResults, charts: Chart[]): string {
     ...edgeBurst(results, image),
     ...memory(results, image),
     ...bundles(results, image),
+    ...trace(results, image),
   ].join("\n");
 }
 
@@ -160,7 +161,7 @@ function edgeBurst(results: BenchResults, image: Image): string[] {
 
 function memory(results: BenchResults, image: Image): string[] {
   return part(results, "memory", "6. Redis memory per client",
-    "One client per algorithm and limit spends its whole quota within one window (limit decisions, 1 h window); then `MEMORY USAGE <key> SAMPLES 0` is summed over its keys. " +
+    "One client per algorithm and limit spends its whole quota within one window (limit decisions, 1 h window; for ratewall's `sliding-window` spread evenly over the window, so that every bucket is in use: its worst case); then `MEMORY USAGE <key> SAMPLES 0` is summed over its keys. " +
       "ratewall through its limiter, the peer through `@upstash/ratelimit` in Node, both via the shim.",
     (data) => [
       table(
@@ -180,5 +181,36 @@ function bundles(results: BenchResults, image: Image): string[] {
       table(["Worker", "minified KiB", "gzipped KiB"], data.rows.map((r) => [r.worker, num(r.uploadKiB), num(r.gzipKiB)])),
       "",
       image("bundles.svg"),
+    ]);
+}
+
+/** A share as a percentage with three decimals, e.g. `0.012%`. */
+function percent(share: number): string {
+  return `${(share * 100).toFixed(3)}%`;
+}
+
+function trace(results: BenchResults, image: Image): string[] {
+  const p = results.meta.profile.trace;
+  return part(results, "trace", "8. Accuracy on long traces",
+    `${int(p.clients)} clients, each at a rate drawn log-uniformly from 0.3× to 3× a limit of ${p.limit} per ${p.windowMs / 1000} s, for ${p.windows} windows ` +
+      "(seeded, `scripts/bench/lib/trace.ts`): *poisson*, each client a Poisson stream; *bursty*, on/off periods (on a quarter window on average, off half a window, three times the mean rate while on). " +
+      "Every request goes through each algorithm's TypeScript model (the differential tests hold it equal to the Lua), and each decision is compared with the exact one on the same admitted history: " +
+      `allowed exactly when fewer than ${p.limit} requests were admitted in the trailing window. *wrongly allowed* and *wrongly refused* are shares of the band's requests; ` +
+      "*most in a trailing window* is the largest count admitted within any window's length, × the limit; *admitted vs exact log* is admissions over what `sliding-log` admits on the same arrivals. " +
+      "`sliding-window` runs with its default buckets.",
+    (data) => [
+      table(
+        ["trace", "algorithm", "clients' rate", "requests", "wrongly allowed", "wrongly refused", "most in a trailing window", "admitted vs exact log"],
+        data.rows.map((r) => [r.trace, r.algorithm, r.band, int(r.requests), percent(r.wronglyAllowed), percent(r.wronglyRefused), ratio(r.maxInWindow), ratio(r.admittedVsLog)]),
+      ),
+      "",
+      "Over the whole Poisson trace: decisions wrongly allowed, and decisions unlike the exact ones when every request counts toward the rate, refused or not (Cloudflare's way of counting, as in its published 0.003%):",
+      "",
+      table(
+        ["algorithm", "wrongly allowed, of all decisions", "wrong, every request counted"],
+        data.wronglyAllowedOverall.map((r) => [r.algorithm, percent(r.share), data.cloudflare.find((c) => c.algorithm === r.algorithm) ? percent(data.cloudflare.find((c) => c.algorithm === r.algorithm)!.wrong) : "exact by construction"]),
+      ),
+      "",
+      image("trace.svg"),
     ]);
 }

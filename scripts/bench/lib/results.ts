@@ -8,6 +8,7 @@ import type { MemoryData } from "../sections/memory.ts";
 import type { RoundTripData } from "../sections/round-trips.ts";
 import type { ShimVsRedisData } from "../sections/shim-vs-redis.ts";
 import type { ThroughputData } from "../sections/throughput.ts";
+import type { TraceData } from "../sections/trace.ts";
 import type { Outcome } from "./context.ts";
 import type { Machine, Versions } from "./machine.ts";
 import type { Profile } from "./profile.ts";
@@ -34,6 +35,7 @@ export interface BenchResults {
     edgeBurst: Outcome<EdgeBurstData>;
     memory: Outcome<MemoryData>;
     bundles: Outcome<BundleData>;
+    trace: Outcome<TraceData>;
   };
 }
 

@@ -6,8 +6,8 @@
  */
 import type { AlgorithmName } from "../../../src/limiter/types.ts";
 
-/** The four algorithms, in design.md's order. */
-export const algorithms: readonly AlgorithmName[] = ["fixed-window", "sliding-log", "sliding-window", "token-bucket"];
+/** Every algorithm, in the registry's order. */
+export const algorithms: readonly AlgorithmName[] = ["fixed-window", "sliding-log", "sliding-window", "sliding-window-approx", "token-bucket"];
 
 /** The algorithms `@upstash/ratelimit` 2.2 offers under the same semantics. */
 export const peerAlgorithms: readonly AlgorithmName[] = ["fixed-window", "sliding-window", "token-bucket"];

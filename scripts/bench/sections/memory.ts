@@ -1,6 +1,6 @@
 /**
  * @module Section 6: memory per client in Redis. One client spends its whole quota (`limit`
- * decisions within one window) under each algorithm; then `MEMORY USAGE … SAMPLES 0` (exact) is
+ * decisions within one window; for sliding-window spread over the window, its worst case) under each algorithm; then `MEMORY USAGE … SAMPLES 0` (exact) is
  * summed over that client's keys. Measured for ratewall's limiter and, with the same rules, for
  * `@upstash/ratelimit` in Node, both through the shim.
  */
@@ -59,9 +59,11 @@ export async function measureMemory(ctx: BenchContext): Promise<Outcome<MemoryDa
         const limiter = createLimiter([{ name: "default", algorithm, limit, windowMs }], { runner, prefix: `${ctx.keyPrefix}mem` });
         const client = `mem-${algorithm}-${limit}`;
         const start = Date.now();
+        // sliding-window's worst case is every bucket in use: its quota is spread over the whole window.
+        const spread = algorithm === "sliding-window" ? Math.floor(windowMs / limit) : 1; // ms between decisions
         let sent = 0;
         await measure("ratewall", algorithm, limit, `${ctx.keyPrefix}mem*${client}*`, (n) =>
-          inParallel(n, 32, () => limiter.limit({ client, scope: "", now: start + sent++ }).then(() => undefined)),
+          inParallel(n, 32, () => limiter.limit({ client, scope: "", now: start + spread * sent++ }).then(() => undefined)),
         );
       }
       const upstash = new UpstashRedis({ url: ctx.stack.rest.url, token: ctx.upstream.token });

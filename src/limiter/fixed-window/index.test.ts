@@ -15,7 +15,7 @@ describe("fixed-window", () => {
         command: "evalsha",
         script: fixedWindow.script.sha1,
         keys: ["rate:fixed:{203.0.113.7}:api:1700000000"],
-        args: [String(now), "3", "fixed", "10", "1000", "10"],
+        args: [String(now), "3", "fixed", "10", "1000", "10", "1"],
       },
     ]);
   });
@@ -33,7 +33,7 @@ describe("fixed-window", () => {
   });
 
   it("Should start a new key when the window index changes", () => {
-    expect(fixedWindow.keys("k", 1_000, 1_999)).toEqual(["k:1"]);
-    expect(fixedWindow.keys("k", 1_000, 2_000)).toEqual(["k:2"]);
+    expect(fixedWindow.keys("k", { limit: 1, windowMs: 1_000, burst: 1, buckets: 1 }, 1_999)).toEqual(["k:1"]);
+    expect(fixedWindow.keys("k", { limit: 1, windowMs: 1_000, burst: 1, buckets: 1 }, 2_000)).toEqual(["k:2"]);
   });
 });

@@ -21,6 +21,6 @@ export const fixedWindow: Algorithm = {
   tag: "fixed",
   script: { source, sha1 },
   lua,
-  keys: (baseKey, windowMs, now) => [`${baseKey}:${Math.floor(now / windowMs)}`],
+  keys: (baseKey, { windowMs }, now) => [`${baseKey}:${Math.floor(now / windowMs)}`],
   check: checkFixedWindow,
 };

@@ -31,4 +31,4 @@ end }
 /** The single-rule fixed-window script. */
 export const source = assembleScript([lua]);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "07c157442e92f03eb32bde51572a2ff093fc2c94";
+export const sha1 = "db8ee237059fa992c608e2dc1993d5cb09039abd";

@@ -7,9 +7,10 @@ import { assembleScript } from "../assemble-script";
 import { lua as fixedWindow } from "../fixed-window/script";
 import { lua as slidingLog } from "../sliding-log/script";
 import { lua as slidingWindow } from "../sliding-window/script";
+import { lua as slidingWindowApprox } from "../sliding-window-approx/script";
 import { lua as tokenBucket } from "../token-bucket/script";
 
 /** Every algorithm, dispatched per rule on its tag (ARGV). */
-export const source = assembleScript([fixedWindow, slidingLog, slidingWindow, tokenBucket]);
+export const source = assembleScript([fixedWindow, slidingLog, slidingWindow, slidingWindowApprox, tokenBucket]);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "c5f27877d55171ff844a1b321a78daf8a2fb0eb1";
+export const sha1 = "5b58d935b7c1077d4a5d5e3c116b10e8b7cb65d8";

@@ -3,25 +3,36 @@ import { createFakeRunner } from "../fake-runner";
 import { createLimiter, createMemoryLimiter } from "../index";
 import { slidingWindow } from "./index";
 
-const rule = { name: "api", algorithm: "sliding-window" as const, limit: 10, windowMs: 1_000 };
+const rule = { name: "api", algorithm: "sliding-window" as const, limit: 3, windowMs: 1_000, buckets: 10 };
 
 describe("sliding-window", () => {
-  it("Should pass this window's counter and the previous one's as KEYS", async () => {
-    const runner = createFakeRunner(() => [1, 1, 9, 1_700_000_002_000, 0]);
+  it("Should pass one hash, named with the bucket width, and the buckets as the rule's fifth argument", async () => {
+    const runner = createFakeRunner(() => [1, 1, 2, 1_700_000_001_250, 0]);
     await createLimiter([rule], { runner, prefix: "rate" }).limit({ client: "c", scope: "s", now: 1_700_000_000_250 });
     expect(runner.calls[0]).toMatchObject({
       script: slidingWindow.script.sha1,
-      keys: ["rate:weighted:{c}:s:1700000000", "rate:weighted:{c}:s:1699999999"],
-      args: ["1700000000250", "1", "weighted", "10", "1000", "10"],
+      keys: ["rate:buckets:{c}:s:100"],
+      args: ["1700000000250", "1", "buckets", "3", "1000", "3", "10"],
     });
   });
 
-  it("Should weigh the previous window by the part of it the sliding window still covers (model)", async () => {
+  it("Should let a bucket's requests leave one by one when it holds two, and say exactly when (model)", async () => {
     const limiter = createMemoryLimiter([rule]);
-    const at = (now: number, cost = 1) => limiter.limit({ client: "c", scope: "", cost, now });
-    expect((await at(900, 10)).allowed).toBe(true);
-    // 250 ms into the next window, 75% of the previous 10 still count: 7.5, so 2 more fit, not 3.
-    expect((await at(1_250, 3)).allowed).toBe(false);
-    expect(await at(1_250, 2)).toMatchObject({ allowed: true, rules: [{ remaining: 0 }] });
+    const at = (now: number) => limiter.limit({ client: "c", scope: "", now });
+    for (const now of [10, 50, 420]) expect((await at(now)).allowed).toBe(true);
+    expect(await at(1_009)).toMatchObject({ allowed: false, retryAt: 1_010 });
+    expect((await at(1_010)).allowed).toBe(true); // the request at 10 has left; the one at 50 has not
+    expect(await at(1_011)).toMatchObject({ allowed: false, retryAt: 1_050 });
+    expect((await at(1_050)).allowed).toBe(true);
+  });
+
+  it("Should count the cut bucket's middle requests until its last leaves, never fewer than are in the window (model)", async () => {
+    const limiter = createMemoryLimiter([rule]);
+    const at = (now: number) => limiter.limit({ client: "c", scope: "", now });
+    for (const now of [10, 20, 90]) expect((await at(now)).allowed).toBe(true);
+    expect((await at(1_015)).allowed).toBe(true); // 10 has left: 20, 90 and this one
+    // At 1,025 the request at 20 has left too, but the bucket cannot tell it from the one at 90: both count until 1,090.
+    expect(await at(1_025)).toMatchObject({ allowed: false, retryAt: 1_090 });
+    expect((await at(1_090)).allowed).toBe(true);
   });
 });

@@ -1,37 +1,102 @@
 /**
- * @module The sliding-window check in TypeScript, line for line the Lua of ./script.ts.
+ * @module The sliding-window check in TypeScript, line for line the Lua of ./script.ts. The hash
+ * is a record of field → number, as HGETALL's pairs read into the Lua table `fields`.
  */
 import type { RuleCheck, RuleParams } from "../algorithm";
 import { TTL_GRACE_MS } from "../assemble-script";
 import type { ModelStore } from "../memory/model-store";
+import { SLOTS } from "./script";
+
+interface Bucket {
+  first: number;
+  last: number;
+  count: number;
+  counted: number;
+}
 
 /** The model of `sliding-window`: the same reads, outcome and write as the Lua `check`, over {@link ModelStore}. */
-export function checkSlidingWindow(store: ModelStore, keys: string[], now: number, cost: number, { limit, windowMs }: RuleParams): RuleCheck {
-  const windowStart = Math.floor(now / windowMs) * windowMs;
-  const overlap = windowMs - (now - windowStart);
-  const current = store.get<number>(keys[0]!, now) ?? 0;
-  const previous = store.get<number>(keys[1]!, now) ?? 0;
-  const used = previous * overlap + current * windowMs;
-  const capacity = limit * windowMs;
-  let resetAt = now;
-  if (current > 0) resetAt = windowStart + 2 * windowMs;
-  else if (previous > 0) resetAt = windowStart + windowMs;
-  const ok = used + cost * windowMs <= capacity;
-  let retryMs: number;
+export function checkSlidingWindow(store: ModelStore, keys: string[], now: number, cost: number, { limit, windowMs, buckets }: RuleParams): RuleCheck {
+  const key = keys[0]!;
+  const slots = SLOTS;
+  const width = Math.ceil(windowMs / buckets);
+  const tick = Math.max(Math.ceil((width - 1) / 255), 1);
+  const fields: Record<string, number> = { ...store.get<Record<string, number>>(key, now) };
+  const head = fields.h ?? -1;
+  const start = now - windowMs;
+  const found: Bucket[] = [];
+  let used = 0;
+  let newest = now;
+  for (let index = Math.max(Math.floor(start / width), head - slots + 1, 0); index <= head; index++) {
+    const packed = fields[String(index % slots)];
+    if (packed !== undefined) {
+      const bucket: Bucket = {
+        first: index * width + Math.min((Math.floor(packed / 256) % 256) * tick, width - 1),
+        last: index * width + Math.min((packed % 256) * tick, width - 1),
+        count: Math.floor(packed / 65536),
+        counted: 0,
+      };
+      newest = bucket.last;
+      if (start < bucket.first) bucket.counted = bucket.count;
+      else if (start < bucket.last) bucket.counted = bucket.count - 1;
+      else bucket.counted = 0;
+      if (bucket.counted > 0) {
+        used = used + bucket.counted;
+        found.push(bucket);
+      }
+    }
+  }
+  const resetAt = used > 0 ? newest + windowMs : now;
+  const ok = used + cost <= limit;
+  let retryMs = 0;
   if (ok) retryMs = 0;
   else if (cost > limit) retryMs = resetAt - now;
-  else if (current + cost <= limit) retryMs = windowStart + windowMs - Math.floor(((limit - current - cost) * windowMs) / previous) - now;
-  else retryMs = windowStart + windowMs + Math.max(windowMs - Math.floor(((limit - cost) * windowMs) / current), 0) - now;
+  else {
+    let excess = used + cost - limit;
+    for (const bucket of found) {
+      if (bucket.counted === bucket.count && bucket.first < bucket.last) {
+        excess = excess - 1;
+        if (excess <= 0) {
+          retryMs = bucket.first + windowMs - now;
+          break;
+        }
+        bucket.counted = bucket.counted - 1;
+      }
+      excess = excess - bucket.counted;
+      if (excess <= 0) {
+        retryMs = bucket.last + windowMs - now;
+        break;
+      }
+    }
+  }
+  const at = Math.max(now, (head - slots + 1) * width);
+  const index = Math.floor(at / width);
+  const slot = String(index % slots);
+  const ticks = Math.ceil((at - index * width) / tick);
+  const chargedResetAt = Math.max(newest, index * width + Math.min(ticks * tick, width - 1)) + windowMs;
   return {
     ok,
     retryMs,
-    remaining: Math.floor((capacity - used) / windowMs),
+    remaining: limit - used,
     resetAt,
-    chargedRemaining: Math.floor((capacity - used - cost * windowMs) / windowMs),
-    chargedResetAt: windowStart + 2 * windowMs,
+    chargedRemaining: limit - used - cost,
+    chargedResetAt,
     charge() {
-      if (current === 0) store.set(keys[0]!, cost, windowStart + 2 * windowMs - now + TTL_GRACE_MS, now);
-      else store.update(keys[0]!, current + cost, windowStart + 2 * windowMs - now + TTL_GRACE_MS, now);
+      let [count, first, last] = [cost, ticks, ticks];
+      const next = { ...fields };
+      if (index > head) {
+        for (let skipped = Math.max(head + 1, index - slots + 1); skipped <= index - 1; skipped++) {
+          const name = String(skipped % slots);
+          if (fields[name] !== undefined) delete next[name];
+        }
+        next.h = index;
+      } else if (fields[slot] !== undefined) {
+        const packed = fields[slot]!;
+        count = Math.floor(packed / 65536) + cost;
+        first = Math.min(Math.floor(packed / 256) % 256, ticks);
+        last = Math.max(packed % 256, ticks);
+      }
+      next[slot] = (count * 256 + first) * 256 + last;
+      store.set(key, next, chargedResetAt - now + TTL_GRACE_MS, now);
     },
   };
 }

@@ -17,6 +17,7 @@ export function smallRule(algorithm: AlgorithmName, overrides: Partial<Rule> = {
 export const MIXED_RULES: Rule[] = [
   { name: "second", algorithm: "fixed-window", limit: 5, windowMs: 1_000 },
   { name: "log", algorithm: "sliding-log", limit: 8, windowMs: 3_000 },
-  { name: "weighted", algorithm: "sliding-window", limit: 12, windowMs: 5_000 },
+  { name: "buckets", algorithm: "sliding-window", limit: 10, windowMs: 4_000, buckets: 4 },
+  { name: "weighted", algorithm: "sliding-window-approx", limit: 12, windowMs: 5_000 },
   { name: "bucket", algorithm: "token-bucket", limit: 3, windowMs: 1_000, burst: 4 },
 ];

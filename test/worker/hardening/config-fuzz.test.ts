@@ -19,7 +19,7 @@ const optional = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: 
 const validRule = fc.tuple(fc.integer({ min: 1, max: 1_000_000_000 }), fc.integer({ min: 1, max: 99_999 }), fc.constantFrom("ms", "s", "m", "h", "d")).map(([n, w, u]) => `${n}/${w}${u}`);
 const nearRule = fc.oneof(
   fc.constantFrom("1000000000/1000000000d", "0/1s", "10/0s", "10 / 1s", "ten/1s", "10/1.5s", "unlimited", "10/1S", "-1/1s", "10/", "/1s", "10/1s/2"),
-  fc.record({ limit: fc.oneof(fc.integer({ min: 0, max: 2e9 }), junk), window: fc.oneof(fc.constantFrom("1s", "1m", "10d", "0s"), junk), algorithm: mostly(fc.constantFrom("fixed-window", "sliding-log", "sliding-window", "token-bucket")), burst: mostly(fc.integer({ min: 1, max: 2e9 })), name: mostly(fc.constantFrom("a", "burst", "hourly"), fc.constantFrom("Hourly", "", "a b")) }, { requiredKeys: ["limit", "window"] }),
+  fc.record({ limit: fc.oneof(fc.integer({ min: 0, max: 2e9 }), junk), window: fc.oneof(fc.constantFrom("1s", "1m", "10d", "0s"), junk), algorithm: mostly(fc.constantFrom("fixed-window", "sliding-log", "sliding-window", "sliding-window-approx", "token-bucket")), burst: mostly(fc.integer({ min: 1, max: 2e9 })), buckets: mostly(fc.integer({ min: 2, max: 100 }), fc.integer({ min: -1, max: 200 })), name: mostly(fc.constantFrom("a", "burst", "hourly"), fc.constantFrom("Hourly", "", "a b")) }, { requiredKeys: ["limit", "window"] }),
 );
 const rule = mostly(validRule, nearRule);
 const pattern = mostly(
@@ -52,7 +52,7 @@ const route = fc.record(
     name: mostly(fc.constantFrom("login", "api", "v1")),
     origin: mostly(fc.constantFrom("https://origin.example", "http://127.0.0.1:1"), fc.constantFrom("ftp://x", "not a url", "")),
     rules: fc.oneof(rule, fc.array(rule, { maxLength: 4 })),
-    algorithm: mostly(fc.constantFrom("fixed-window", "sliding-log", "sliding-window", "token-bucket"), fc.constant("leaky")),
+    algorithm: mostly(fc.constantFrom("fixed-window", "sliding-log", "sliding-window", "sliding-window-approx", "token-bucket"), fc.constant("leaky")),
     key: mostly(keySource, fc.oneof(fc.constantFrom("header:", "header:bad name", "query:a&b", "cookie", "cf:city"), fc.array(fc.oneof(keyPart, junk), { maxLength: 5 }))),
     methods: mostly(fc.uniqueArray(fc.constantFrom("GET", "post", "Put", "DELETE", "patch"), { minLength: 1, maxLength: 3 }), fc.constantFrom([], ["FETCH"], ["GET", "get"], "GET")),
     count: mostly(fc.oneof(fc.constant("all"), fc.uniqueArray(fc.integer({ min: 100, max: 599 }), { minLength: 1, maxLength: 3 })), fc.constantFrom([], [600], [401, 401], "401", [99])),
