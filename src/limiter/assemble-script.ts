@@ -1,20 +1,26 @@
 /**
  * @module Assembles a limiter script from algorithm fragments. Every script, single-rule or
  * multi-rule, has the same shape and the same KEYS/ARGV layout, so one argument builder and one
- * reply parser serve them all (see ./reply.ts):
+ * reply parser serve them all (see ./plan.ts and ./reply.ts):
  *
- * - ARGV: `now` (ms since the epoch), `cost` (units), then five per rule: algorithm tag, limit
- *   (requests), window (ms), burst (requests; token-bucket only, else = limit), buckets (sub-windows;
- *   sliding-window only, else 1).
- * - KEYS: each rule's keys in rule order (one per rule; two for `sliding-window-approx`).
- * - Reply: `allowed` (1|0), then four per rule: ok (1|0), remaining (requests), reset at (ms since
- *   the epoch), retry in (ms; 0 unless this rule refused).
+ * - ARGV: `now` (ms since the epoch), `cost` (units), the default tier (`""` for a route without
+ *   tiers), then one group of rules per tier (one group, named `""`, without tiers): the group's
+ *   name, its number of rules, then five per rule: algorithm tag, limit (requests), window (ms),
+ *   burst (requests; token-bucket only, else = limit), buckets (sub-windows; sliding-window only,
+ *   else 1).
+ * - KEYS: the client's list entry (`allow` or `deny`, set through the admin API), then, with
+ *   tiers, the client's tier; then every group's rule keys in order (one per rule; two for
+ *   `sliding-window-approx`). All carry the client's hash tag, so they share one Redis Cluster slot.
+ * - Reply: verdict (0 refused, 1 allowed, 2 denied by the list, 3 allowed by the list), the
+ *   deciding group's number (1-based), the list entry's TTL (ms; -1 without one, 0 unlisted),
+ *   then four per rule of that group: ok (1|0), remaining (requests), reset at (ms since the
+ *   epoch), retry in (ms; 0 unless this rule refused). A listed client's decision has no rules.
  *
  * Each fragment registers `ALGORITHMS[<tag>] = { keys = n, check = function(keys, now, cost,
  * limit, window_ms, burst, buckets) }`. `check` only reads (and trims what has already expired); it
  * returns the outcome both uncharged and charged, and a `charge` function that writes. The main
- * part checks every rule, then charges every rule only if all admitted: all-or-nothing inside one
- * atomic script (design.md, "The algorithms").
+ * part reads the list entry and the tier, checks every rule of the client's tier, then charges
+ * every one only if all admitted: all-or-nothing inside one atomic script, one round trip.
  */
 
 /** A script with its SHA1 pinned; a test compares `sha1` with Redis's `SCRIPT LOAD`. */
@@ -41,27 +47,64 @@ local TTL_GRACE_MS = ${TTL_GRACE_MS} -- added to every TTL: tolerates Workers' c
 const checkEveryRule = `
 local now = tonumber(ARGV[1]) -- ms since the epoch, from the Worker's clock
 local cost = tonumber(ARGV[2]) -- units this request costs, integer >= 1
-
-local checks = {}
-local allowed = true
-local key_at = 1 -- index in KEYS of the next rule's first key
-for arg_at = 3, #ARGV, 5 do
-  local algorithm = ALGORITHMS[ARGV[arg_at]]
-  local limit = tonumber(ARGV[arg_at + 1]) -- requests per window
-  local window_ms = tonumber(ARGV[arg_at + 2]) -- ms
-  local burst = tonumber(ARGV[arg_at + 3]) -- requests at once (token-bucket)
-  local buckets = tonumber(ARGV[arg_at + 4]) -- sub-windows per window (sliding-window)
-  local keys = {}
-  for i = 1, algorithm.keys do keys[i] = KEYS[key_at + i - 1] end
-  key_at = key_at + algorithm.keys
-  local check = algorithm.check(keys, now, cost, limit, window_ms, burst, buckets)
-  allowed = allowed and check.ok
-  checks[#checks + 1] = check
+local default_tier = ARGV[3] -- "" when the route has no tiers
+local listed = redis.call("GET", KEYS[1]) -- "allow", "deny", or false
+local list_ttl = listed and redis.call("PTTL", KEYS[1]) or 0 -- ms; -1 when the entry never expires
+local tier = default_tier
+local key_at = 2 -- index in KEYS of the next rule's first key
+if default_tier ~= "" then
+  tier = redis.call("GET", KEYS[2]) or default_tier
+  key_at = 3
 end
 
+-- Walk every group (their keys come in order), and pick the client's tier, else the default.
+local groups = {}
+local chosen = 1
+local arg_at = 4
+while arg_at <= #ARGV do
+  local count = tonumber(ARGV[arg_at + 1]) -- rules in this group
+  local group = { name = ARGV[arg_at], first_arg = arg_at + 2, count = count, first_key = key_at }
+  groups[#groups + 1] = group
+  if group.name == tier or (group.name == default_tier and groups[chosen].name ~= tier) then chosen = #groups end
+  for rule = 0, count - 1 do key_at = key_at + ALGORITHMS[ARGV[arg_at + 2 + 5 * rule]].keys end
+  arg_at = arg_at + 2 + 5 * count
+end
+
+local function check_group(group)
+  local checks = {}
+  local allowed = true
+  local at = group.first_key
+  for rule = 0, group.count - 1 do
+    local a = group.first_arg + 5 * rule
+    local algorithm = ALGORITHMS[ARGV[a]]
+    local limit = tonumber(ARGV[a + 1]) -- requests per window
+    local window_ms = tonumber(ARGV[a + 2]) -- ms
+    local burst = tonumber(ARGV[a + 3]) -- requests at once (token-bucket)
+    local buckets = tonumber(ARGV[a + 4]) -- sub-windows per window (sliding-window)
+    local keys = {}
+    for i = 1, algorithm.keys do keys[i] = KEYS[at + i - 1] end
+    at = at + algorithm.keys
+    local check = algorithm.check(keys, now, cost, limit, window_ms, burst, buckets)
+    allowed = allowed and check.ok
+    checks[#checks + 1] = check
+  end
+  return checks, allowed
+end
+
+local function uncharged(reply, check)
+  reply[#reply + 1] = check.ok and 1 or 0
+  reply[#reply + 1] = math.max(check.remaining, 0)
+  reply[#reply + 1] = check.reset_at
+  reply[#reply + 1] = check.ok and 0 or check.retry_ms
+end
 `;
 
-const decideTail = `local reply = { allowed and 1 or 0 }
+const decideTail = `
+-- A listed client is decided by its entry alone: nothing is read or charged.
+if listed == "deny" then return { 2, chosen, list_ttl } end
+if listed == "allow" then return { 3, chosen, list_ttl } end
+local checks, allowed = check_group(groups[chosen])
+local reply = { allowed and 1 or 0, chosen, 0 }
 for _, check in ipairs(checks) do
   if allowed then
     check.charge()
@@ -70,23 +113,19 @@ for _, check in ipairs(checks) do
     reply[#reply + 1] = check.charged_reset_at
     reply[#reply + 1] = 0
   else
-    reply[#reply + 1] = check.ok and 1 or 0
-    reply[#reply + 1] = math.max(check.remaining, 0)
-    reply[#reply + 1] = check.reset_at
-    reply[#reply + 1] = check.ok and 0 or check.retry_ms
+    uncharged(reply, check)
   end
 end
 return reply
 `;
 
-/** Reports every rule's outcome as if nothing were charged: same reply layout, no write. */
-const statusTail = `local reply = { allowed and 1 or 0 }
-for _, check in ipairs(checks) do
-  reply[#reply + 1] = check.ok and 1 or 0
-  reply[#reply + 1] = math.max(check.remaining, 0)
-  reply[#reply + 1] = check.reset_at
-  reply[#reply + 1] = check.ok and 0 or check.retry_ms
-end
+/** Reports the list entry, the tier and every rule's outcome as if nothing were charged: no write. */
+const statusTail = `
+local checks, allowed = check_group(groups[chosen])
+local verdict = allowed and 1 or 0
+if listed == "deny" then verdict = 2 elseif listed == "allow" then verdict = 3 end
+local reply = { verdict, chosen, list_ttl }
+for _, check in ipairs(checks) do uncharged(reply, check) end
 return reply
 `;
 

@@ -4,10 +4,10 @@
 import { RedisRestError } from "../errors";
 import { parseReply } from "./reply";
 import { runScript } from "./run-script";
-import { compilePlan } from "./plan";
+import { compilePlan, type Policy } from "./plan";
 import * as resetScript from "./reset/script";
 import * as statusScript from "./status/script";
-import type { Limiter, Rule, ScriptRunner } from "./types";
+import type { Limiter, ScriptRunner } from "./types";
 
 /** What the limiter talks to, and how it names its keys. */
 export interface LimiterDeps {
@@ -18,9 +18,9 @@ export interface LimiterDeps {
 }
 
 /**
- * Validates `rules` once (throws RangeError naming the rule) and returns a limiter that decides
- * each request with one EVALSHA: all rules checked, then all charged, or none. A refused request
- * consumes nothing. Errors from Redis (RedisRestError) are thrown: the caller applies
+ * Validates the policy once (throws RangeError naming the rule) and returns a limiter that decides
+ * each request with one EVALSHA: the client's list entry and tier read, all rules of its tier
+ * checked, then all charged, or none. A refused request consumes nothing. Errors from Redis (RedisRestError) are thrown: the caller applies
  * `FAILURE_MODE`.
  *
  * @example
@@ -34,20 +34,20 @@ export interface LimiterDeps {
  * const decision = await limiter.limit({ client: "203.0.113.7", scope: "api", now: Date.now() });
  * if (!decision.allowed) console.log(`retry in ${decision.retryAfter} s`);
  */
-export function createLimiter(rules: Rule[], { runner, prefix }: LimiterDeps): Limiter {
-  const plan = compilePlan(rules);
+export function createLimiter(policy: Policy, { runner, prefix }: LimiterDeps): Limiter {
+  const plan = compilePlan(policy);
   return {
     rules: plan.rules,
     async limit(request) {
       const { keys, args } = plan.arguments(request, prefix);
-      return parseReply(await runScript(runner, plan.script, keys, args), plan.rules, request.now);
+      return parseReply(await runScript(runner, plan.script, keys, args), plan, request.now);
     },
     async status(request) {
       const { keys, args } = plan.arguments(request, prefix);
-      return parseReply(await runScript(runner, statusScript, keys, args), plan.rules, request.now);
+      return parseReply(await runScript(runner, statusScript, keys, args), plan, request.now);
     },
     async reset(request) {
-      const deleted = await runScript(runner, resetScript, plan.keys(request, prefix).flat(), []);
+      const deleted = await runScript(runner, resetScript, plan.keys(request, prefix).groups.flat(2), []);
       if (typeof deleted !== "number") throw new RedisRestError("reply", "evalsha", `unexpected reset reply ${JSON.stringify(deleted).slice(0, 200)}`);
       return deleted;
     },

@@ -4,7 +4,7 @@ import { algorithmNames, createLimiter, isAlgorithmName } from "./index";
 import { sha1 as multiRuleSha1 } from "./multi-rule/script";
 import type { Rule } from "./types";
 
-const runner = createFakeRunner(() => [1, 1, 0, 0, 0, 1, 0, 0, 0]);
+const runner = createFakeRunner(() => [1, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0]);
 const deps = { runner, prefix: "rate" };
 const second: Rule = { name: "second", algorithm: "fixed-window", limit: 10, windowMs: 1_000 };
 const hour: Rule = { name: "hour", algorithm: "token-bucket", limit: 1_000, windowMs: 3_600_000 };
@@ -22,8 +22,8 @@ describe("createLimiter", () => {
       {
         command: "evalsha",
         script: multiRuleSha1,
-        keys: ["rate:fixed:{c}:api:second:5", "rate:gcra:{c}:api:hour"],
-        args: ["5000", "2", "fixed", "10", "1000", "10", "1", "gcra", "1000", "3600000", "1000", "1"],
+        keys: ["rate:list:{c}", "rate:fixed:{c}:api:second:5", "rate:gcra:{c}:api:hour"],
+        args: ["5000", "2", "", "", "2", "fixed", "10", "1000", "10", "1", "gcra", "1000", "3600000", "1000", "1"],
       },
     ]);
   });

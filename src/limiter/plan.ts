@@ -1,6 +1,7 @@
 /**
- * @module A route's rules compiled once (validated, algorithms resolved, per-rule ARGV built) and
- * turned into KEYS and ARGV per request. Pure; shared by the Redis limiter and the in-memory one.
+ * @module A route's policy (its rules, or its rules per tier) compiled once (validated, algorithms
+ * resolved, ARGV built) and turned into KEYS and ARGV per request in the layout of
+ * ./assemble-script.ts. Pure; shared by the Redis limiter and the in-memory one.
  */
 import { buildKey } from "../keys/build-key";
 import type { Algorithm, RuleParams } from "./algorithm";
@@ -9,72 +10,128 @@ import * as multiRule from "./multi-rule/script";
 import { algorithmByName } from "./registry";
 import type { LimitRequest, Rule } from "./types";
 
-/** Rules ready to run: what `limit()` needs per request, computed once. */
-export interface Plan {
+/** One tier's rules (or a route's only rules, named ""), compiled. */
+export interface Group {
+  /** The tier's name; "" for a route without tiers. */
+  readonly name: string;
   readonly rules: readonly Rule[];
   readonly algorithms: readonly Algorithm[];
   readonly params: readonly RuleParams[];
-  /** The algorithm's own script for one rule, the multi-rule script for several. */
+}
+
+/** A policy ready to run: what `limit()` needs per request, computed once. */
+export interface Plan {
+  /** The groups in ARGV order: one per tier, or one named "" without tiers. */
+  readonly groups: readonly Group[];
+  /** The tier of clients without one; "" without tiers. */
+  readonly defaultTier: string;
+  /** The default group's rules: `Limiter.rules`, and every rule a client without a tier meets. */
+  readonly rules: readonly Rule[];
+  /** The algorithm's own script for one rule without tiers, the multi-rule script otherwise. */
   readonly script: LimiterScript;
-  /** Each rule's keys for one request, in rule order. Throws RangeError for a bad cost or clock. */
-  keys(request: LimitRequest, prefix: string): string[][];
+  /** Every key of one request: the client's list entry, its tier (with tiers), each group's rules' keys. */
+  keys(request: LimitRequest, prefix: string): { list: string; tier?: string; groups: string[][][] };
   /** KEYS and ARGV for one request. Throws RangeError for a bad cost or clock. */
   arguments(request: LimitRequest, prefix: string): { keys: string[]; args: string[] };
 }
 
+/** Rule sets by tier (`TIERS`), and the tier of clients without one. */
+export interface TieredRules {
+  readonly tiers: Readonly<Record<string, readonly Rule[]>>;
+  readonly defaultTier: string;
+}
+
+/** What a limiter enforces: one list of rules (all must admit), or one list per tier. */
+export type Policy = readonly Rule[] | TieredRules;
+
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 1;
+const TIER_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 
 /**
- * Validates `rules` and compiles them. Errors name the rule and quote the bad value.
+ * Validates a policy and compiles it. Errors name the tier and rule and quote the bad value.
  *
  * @example
  * const plan = compilePlan(rules);
+ * const tiered = compilePlan({ tiers: { free: [hourly100], pro: [hourly5000, perSecond100] }, defaultTier: "free" });
  */
-export function compilePlan(input: readonly Rule[]): Plan {
+export function compilePlan(policy: Policy): Plan {
+  const tiered = !isRuleList(policy);
+  const named: Array<[string, readonly Rule[]]> = tiered ? Object.entries(policy.tiers) : [["", policy]];
+  const defaultTier = tiered ? policy.defaultTier : "";
+  if (named.length === 0) throw new RangeError("a tiered limiter needs at least one tier");
+  if (tiered && !named.some(([name]) => name === defaultTier)) throw new RangeError(`unknown default tier ${JSON.stringify(defaultTier)}`);
+  const groups = named.map(([name, rules]) => {
+    if (tiered && !TIER_NAME.test(name)) throw new RangeError(`invalid tier name ${JSON.stringify(name)}`);
+    return compileGroup(name, rules, tiered ? `tiers.${name}.` : "");
+  });
+  const args = groups.flatMap((group) => [
+    group.name,
+    String(group.rules.length),
+    ...group.rules.flatMap((rule, i) => [group.algorithms[i]!.tag, String(rule.limit), String(rule.windowMs), String(group.params[i]!.burst), String(group.params[i]!.buckets)]),
+  ]);
+  const only = groups.length === 1 && groups[0]!.rules.length === 1 ? groups[0]!.algorithms[0] : undefined;
+  const rules = groups.find((group) => group.name === defaultTier)!.rules;
+  return {
+    groups,
+    defaultTier,
+    rules,
+    script: only ? only.script : multiRule,
+    keys({ client, scope, cost = 1, now }, prefix) {
+      if (!isCount(cost)) throw new RangeError(`cost must be an integer >= 1, got ${JSON.stringify(cost)}`);
+      if (!Number.isSafeInteger(now) || now < 0) throw new RangeError(`now must be ms since the epoch, got ${JSON.stringify(now)}`);
+      const list = buildKey({ prefix, tag: "list", client, scope: "" });
+      const keys = groups.map((group) => {
+        // The rule's name is in its key when it shares the route (or its tier) with others; a
+        // tier's rules also carry the tier, so two tiers' rules of one name never share a counter.
+        const several = group.rules.length > 1;
+        return group.rules.map((rule, i) => {
+          const ruleSegment = tiered ? `${group.name}/${rule.name}` : several ? rule.name : undefined;
+          const baseKey = buildKey({ prefix, tag: group.algorithms[i]!.tag, client, scope, rule: ruleSegment });
+          return group.algorithms[i]!.keys(baseKey, group.params[i]!, now);
+        });
+      });
+      return tiered ? { list, tier: buildKey({ prefix, tag: "tier", client, scope: "" }), groups: keys } : { list, groups: keys };
+    },
+    arguments(request, prefix) {
+      const { list, tier, groups: keys } = this.keys(request, prefix);
+      return {
+        keys: [list, ...(tier === undefined ? [] : [tier]), ...keys.flat(2)],
+        args: [String(request.now), String(request.cost ?? 1), defaultTier, ...args],
+      };
+    },
+  };
+}
+
+function isRuleList(policy: Policy): policy is readonly Rule[] {
+  return Array.isArray(policy);
+}
+
+/** Validates one group's rules; `where` prefixes messages with the tier. */
+function compileGroup(name: string, input: readonly Rule[], where: string): Group {
   const rules = Object.freeze(input.map((rule) => Object.freeze({ ...rule }))); // the caller's later edits change nothing
-  if (rules.length === 0) throw new RangeError("a limiter needs at least one rule");
+  if (rules.length === 0) throw new RangeError(`${where}a limiter needs at least one rule`);
   const names = new Set<string>();
   const algorithms = rules.map((rule, i) => {
-    const where = `rules[${i}] (${JSON.stringify(rule.name)})`;
+    const at = `${where}rules[${i}] (${JSON.stringify(rule.name)})`;
     const algorithm = algorithmByName(rule.algorithm);
-    if (algorithm === undefined) throw new RangeError(`${where}: unknown algorithm ${JSON.stringify(rule.algorithm)}`);
-    if (rule.name === "" || names.has(rule.name)) throw new RangeError(`${where}: rule names must be unique and not empty`);
+    if (algorithm === undefined) throw new RangeError(`${at}: unknown algorithm ${JSON.stringify(rule.algorithm)}`);
+    if (rule.name === "" || names.has(rule.name)) throw new RangeError(`${at}: rule names must be unique and not empty`);
     names.add(rule.name);
     for (const field of ["limit", "windowMs", "burst", "buckets"] as const) {
       if ((field === "limit" || field === "windowMs" || rule[field] !== undefined) && !isCount(rule[field])) {
-        throw new RangeError(`${where}: ${field} must be an integer >= 1, got ${JSON.stringify(rule[field])}`);
+        throw new RangeError(`${at}: ${field} must be an integer >= 1, got ${JSON.stringify(rule[field])}`);
       }
     }
     // Keeps every product the scripts form (count × window) exact in a double, in Lua and in JS.
     if (Math.max(rule.limit, rule.burst ?? 0) * rule.windowMs > 2 ** 50) {
-      throw new RangeError(`${where}: limit × windowMs is too large (max 2^50)`);
+      throw new RangeError(`${at}: limit × windowMs is too large (max 2^50)`);
     }
-    if (rule.buckets !== undefined && algorithm.defaultBuckets === undefined) throw new RangeError(`${where}: only sliding-window has buckets`);
+    if (rule.buckets !== undefined && algorithm.defaultBuckets === undefined) throw new RangeError(`${at}: only sliding-window has buckets`);
     const unfit = algorithm.refuses?.(paramsOf(rule, algorithm.defaultBuckets));
-    if (unfit !== undefined) throw new RangeError(`${where}: ${unfit}`);
+    if (unfit !== undefined) throw new RangeError(`${at}: ${unfit}`);
     return algorithm;
   });
-  const params = rules.map((rule, i) => paramsOf(rule, algorithms[i]!.defaultBuckets));
-  const ruleArgs = rules.flatMap((rule, i) => [algorithms[i]!.tag, String(rule.limit), String(rule.windowMs), String(params[i]!.burst), String(params[i]!.buckets)]);
-  const several = rules.length > 1;
-  return {
-    rules,
-    algorithms,
-    params,
-    script: several ? multiRule : algorithms[0]!.script,
-    keys({ client, scope, cost = 1, now }, prefix) {
-      if (!isCount(cost)) throw new RangeError(`cost must be an integer >= 1, got ${JSON.stringify(cost)}`);
-      if (!Number.isSafeInteger(now) || now < 0) throw new RangeError(`now must be ms since the epoch, got ${JSON.stringify(now)}`);
-      return rules.map((rule, i) => {
-        const algorithm = algorithms[i]!;
-        const baseKey = buildKey({ prefix, tag: algorithm.tag, client, scope, rule: several ? rule.name : undefined });
-        return algorithm.keys(baseKey, params[i]!, now);
-      });
-    },
-    arguments(request, prefix) {
-      return { keys: this.keys(request, prefix).flat(), args: [String(request.now), String(request.cost ?? 1), ...ruleArgs] };
-    },
-  };
+  return { name, rules, algorithms, params: rules.map((rule, i) => paramsOf(rule, algorithms[i]!.defaultBuckets)) };
 }
 
 /** A rule's numbers as the scripts receive them; absent options take their defaults. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RedisRestError } from "../errors";
+import { compilePlan } from "./plan";
 import { parseReply } from "./reply";
 import type { Rule } from "./types";
 
@@ -8,10 +9,13 @@ const rules: Rule[] = [
   { name: "second", algorithm: "fixed-window", limit: 10, windowMs: 1_000 },
   { name: "hour", algorithm: "token-bucket", limit: 1_000, windowMs: 3_600_000, burst: 50 },
 ];
+const plan = compilePlan(rules);
+const single = compilePlan(rules.slice(0, 1));
+const tiered = compilePlan({ tiers: { free: rules.slice(0, 1), pro: rules }, defaultTier: "free" });
 
 describe("parseReply", () => {
   it("Should name the rule with the fewest remaining when allowed", () => {
-    const decision = parseReply([1, 1, 9, now + 1_000, 0, 1, 3, now + 170_000, 0], rules, now);
+    const decision = parseReply([1, 1, 0, 1, 9, now + 1_000, 0, 1, 3, now + 170_000, 0], plan, now);
     expect(decision).toEqual({
       allowed: true,
       rule: "hour",
@@ -23,17 +27,28 @@ describe("parseReply", () => {
   });
 
   it("Should name the first refusing rule, and retry after the latest of the refusing rules", () => {
-    const decision = parseReply([0, 0, 0, now + 400, 400, 0, 0, now + 180_000, 2_500], rules, now);
+    const decision = parseReply([0, 1, 0, 0, 0, now + 400, 400, 0, 0, now + 180_000, 2_500], plan, now);
     expect(decision).toMatchObject({ allowed: false, rule: "second", retryAt: now + 2_500, retryAfter: 3 });
   });
 
   it("Should say at least 1 s for retryAfter, even for a retry due in 0 ms", () => {
-    expect(parseReply([0, 0, 0, now, 0], rules.slice(0, 1), now)).toMatchObject({ retryAfter: 1, retryAt: now });
+    expect(parseReply([0, 1, 0, 0, 0, now, 0], single, now)).toMatchObject({ retryAfter: 1, retryAt: now });
+  });
+
+  it("Should read the rules of the tier that decided, and name the tier", () => {
+    const decision = parseReply([1, 2, 0, 1, 9, now + 1_000, 0, 1, 3, now + 170_000, 0], tiered, now);
+    expect(decision).toMatchObject({ allowed: true, tier: "pro", rule: "hour", rules: [{ rule: "second" }, { rule: "hour" }] });
+  });
+
+  it("Should refuse a denied client until its entry expires, and admit an allowed one, without rules", () => {
+    expect(parseReply([2, 1, 30_500], single, now)).toEqual({ allowed: false, rule: "", rules: [], reason: "deny-list", retryAt: now + 30_500, retryAfter: 31 });
+    expect(parseReply([2, 1, -1], single, now)).toEqual({ allowed: false, rule: "", rules: [], reason: "deny-list" });
+    expect(parseReply([3, 1, -1], single, now)).toEqual({ allowed: true, rule: "", rules: [], reason: "allow-list" });
   });
 
   it("Should refuse a reply of the wrong shape with a reply error", () => {
-    for (const reply of [null, "OK", [1, 1, 9], [1, 1, "9", now, 0]]) {
-      expect(() => parseReply(reply, rules.slice(0, 1), now)).toThrow(RedisRestError);
+    for (const reply of [null, "OK", [1, 1, 9], [1, 1, 0, 1, "9", now, 0], [1, 3, 0, 1, 9, now, 0], [1, 1, 0]]) {
+      expect(() => parseReply(reply, single, now)).toThrow(RedisRestError);
     }
   });
 });

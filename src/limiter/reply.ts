@@ -1,59 +1,77 @@
 /**
  * @module The script's reply, turned into a {@link Decision}. The layout is the one every limiter
- * script shares (./assemble-script.ts): `allowed`, then per rule ok, remaining, reset at (ms),
- * retry in (ms). The in-memory model produces the same flat array, so both paths share this parser.
+ * script shares (./assemble-script.ts): verdict, the deciding group (tier), the list entry's TTL,
+ * then per rule of that group ok, remaining, reset at (ms), retry in (ms). The in-memory model
+ * produces the same flat array, so both paths share this parser.
  */
 import { RedisRestError } from "../errors";
-import type { Decision, Rule, RuleOutcome } from "./types";
+import type { Plan } from "./plan";
+import type { Decision, RuleOutcome } from "./types";
 
 const FIELDS_PER_RULE = 4;
+const HEAD = 3;
+
+/** The verdicts of a reply's first field. */
+const VERDICT = { refused: 0, allowed: 1, denied: 2, allowListed: 3 } as const;
 
 /**
- * Parses a reply for `rules` (in the route's order). Throws {@link RedisRestError} (`reply`) when
- * the shape is not the expected one, e.g. a script from another version under the same SHA1.
+ * Parses a reply for `plan`. Throws {@link RedisRestError} (`reply`) when the shape is not the
+ * expected one, e.g. a script from another version under the same SHA1.
+ *
+ * A client on the deny list is refused (`reason: "deny-list"`, with `retryAt` when the entry
+ * expires); one on the allow list is admitted uncounted (`reason: "allow-list"`). A decision has
+ * no rules then; a status reply has them as well.
  *
  * @example
- * parseReply([1, 1, 99, 1_700_000_060_000, 0], rules, 1_700_000_000_000)
+ * parseReply([1, 1, 0, 1, 99, 1_700_000_060_000, 0], plan, 1_700_000_000_000)
  * // { allowed: true, rule: "default", rules: [{ rule: "default", limit: 100, remaining: 99, … }] }
  */
-export function parseReply(reply: unknown, rules: readonly Rule[], now: number): Decision {
-  if (
-    !Array.isArray(reply) ||
-    reply.length !== 1 + FIELDS_PER_RULE * rules.length ||
-    !reply.every((value) => typeof value === "number")
-  ) {
+export function parseReply(reply: unknown, plan: Plan, now: number): Decision {
+  const numbers = Array.isArray(reply) && reply.every((value) => typeof value === "number") ? (reply as number[]) : undefined;
+  const group = numbers && plan.groups[numbers[1]! - 1];
+  const listed = numbers?.[0] === VERDICT.denied || numbers?.[0] === VERDICT.allowListed;
+  if (!numbers || !group || !(numbers.length === HEAD + FIELDS_PER_RULE * group.rules.length || (listed && numbers.length === HEAD))) {
     throw new RedisRestError("reply", "evalsha", `unexpected limiter reply ${JSON.stringify(reply).slice(0, 200)}`);
   }
-  const numbers = reply as number[];
-  const allowed = numbers[0] === 1;
+  const [verdict, , listTtlMs] = numbers as [number, number, number];
   const outcomes: RuleOutcome[] = [];
   let refusedBy = -1;
   let retryMs = 0;
-  rules.forEach((rule, i) => {
-    const at = 1 + FIELDS_PER_RULE * i;
-    outcomes.push({
-      rule: rule.name,
-      limit: rule.algorithm === "token-bucket" ? (rule.burst ?? rule.limit) : rule.limit,
-      remaining: numbers[at + 1]!,
-      resetAt: numbers[at + 2]!,
-      windowMs: rule.windowMs,
+  if (numbers.length > HEAD) {
+    group.rules.forEach((rule, i) => {
+      const at = HEAD + FIELDS_PER_RULE * i;
+      outcomes.push({
+        rule: rule.name,
+        limit: rule.algorithm === "token-bucket" ? (rule.burst ?? rule.limit) : rule.limit,
+        remaining: numbers[at + 1]!,
+        resetAt: numbers[at + 2]!,
+        windowMs: rule.windowMs,
+      });
+      if (numbers[at] !== 1) {
+        if (refusedBy === -1) refusedBy = i;
+        retryMs = Math.max(retryMs, numbers[at + 3]!);
+      }
     });
-    if (numbers[at] !== 1) {
-      if (refusedBy === -1) refusedBy = i;
-      retryMs = Math.max(retryMs, numbers[at + 3]!);
+  }
+  const allowed = verdict === VERDICT.allowed || verdict === VERDICT.allowListed;
+  const deciding = outcomes.length === 0 ? undefined : refusedBy >= 0 && !allowed ? refusedBy : fewestRemaining(outcomes);
+  const decision: Decision = { allowed, rule: deciding === undefined ? "" : group.rules[deciding]!.name, rules: outcomes };
+  if (group.name !== "") decision.tier = group.name;
+  if (listed) {
+    decision.reason = verdict === VERDICT.denied ? "deny-list" : "allow-list";
+    // An entry without a TTL (-1) lasts until an operator removes it: no time to announce.
+    if (verdict === VERDICT.denied && listTtlMs > 0) {
+      decision.retryAt = now + listTtlMs;
+      decision.retryAfter = Math.max(1, Math.ceil(listTtlMs / 1000));
     }
-  });
-  const deciding = allowed ? fewestRemaining(outcomes) : Math.max(refusedBy, 0);
-  const decision: Decision = { allowed, rule: rules[deciding]!.name, rules: outcomes };
-  // Nothing was charged, and without new requests every rule's capacity only grows, so the
-  // latest of the refusing rules' retry times is the earliest a retry can pass them all.
-  if (!allowed) {
+  } else if (!allowed) {
+    // Nothing was charged, and without new requests every rule's capacity only grows, so the
+    // latest of the refusing rules' retry times is the earliest a retry can pass them all.
     decision.retryAt = now + retryMs;
     decision.retryAfter = Math.max(1, Math.ceil(retryMs / 1000));
   }
   return decision;
 }
-
 /** Index of the outcome with the fewest `remaining`; the first one on a tie. */
 function fewestRemaining(outcomes: readonly RuleOutcome[]): number {
   let fewest = 0;

@@ -42,8 +42,12 @@ export interface RuleOutcome {
   windowMs: number;
 }
 
-/** Why a decision was not taken by Redis. */
-export type DecisionReason = "redis-timeout" | "redis-error" | "block-cache";
+/**
+ * Why a decision was not taken by the rules: Redis failed (`redis-timeout`, `redis-error`), it
+ * came from isolate memory (`block-cache`), or the client's list entry decided (`deny-list`,
+ * `allow-list`: set through the admin API, read in the same script call).
+ */
+export type DecisionReason = "redis-timeout" | "redis-error" | "block-cache" | "deny-list" | "allow-list";
 
 /** The answer for one request, across all of its route's rules. */
 export interface Decision {
@@ -65,8 +69,10 @@ export interface Decision {
    * from `now`. Absent when the decision came from a cache.
    */
   retryAt?: number;
-  /** Set only when the decision did not come from a Redis round trip. */
+  /** Set only when the rules did not decide (see {@link DecisionReason}). */
   reason?: DecisionReason;
+  /** On a route with tiers: the tier whose rules decided (the client's, else the default). */
+  tier?: string;
 }
 
 /**

@@ -4,9 +4,9 @@
  * It is also the oracle of the differential test against the Lua on Redis.
  */
 import type { RuleCheck } from "../algorithm";
-import { compilePlan } from "../plan";
+import { compilePlan, type Policy } from "../plan";
 import { parseReply } from "../reply";
-import type { Limiter, LimitRequest, Rule } from "../types";
+import type { Limiter, LimitRequest } from "../types";
 import { ModelStore } from "./model-store";
 
 /** Options of {@link createMemoryLimiter}. */
@@ -30,37 +30,56 @@ const SWEEP_EVERY = 1_000;
  * const limiter = createMemoryLimiter([{ name: "default", algorithm: "sliding-log", limit: 5, windowMs: 60_000 }]);
  * const decision = await limiter.limit({ client: "203.0.113.7", scope: "", now: Date.now() });
  */
-export function createMemoryLimiter(rules: Rule[], { prefix = "rate", store = new ModelStore() }: MemoryLimiterOptions = {}): Limiter {
-  const plan = compilePlan(rules);
+export function createMemoryLimiter(policy: Policy, { prefix = "rate", store = new ModelStore() }: MemoryLimiterOptions = {}): Limiter {
+  const plan = compilePlan(policy);
   let calls = 0;
   return {
     rules: plan.rules,
     async limit(request) {
       if (++calls % SWEEP_EVERY === 0) store.sweep(request.now);
-      return parseReply(decide(check(request)), plan.rules, request.now);
+      return parseReply(run(request, decide), plan, request.now);
     },
     async status(request) {
-      return parseReply(report(check(request)), plan.rules, request.now);
+      return parseReply(run(request, report), plan, request.now);
     },
     async reset(request) {
-      const keys = plan.keys(request, prefix).flat();
+      const keys = plan.keys(request, prefix).groups.flat(2);
       const existing = keys.filter((key) => store.get(key, request.now) !== undefined);
       for (const key of existing) store.delete(key);
       return existing.length;
     },
   };
 
-  function check(request: LimitRequest): RuleCheck[] {
+  /** The main part of every limiter script (../assemble-script.ts), in TypeScript, up to its tail. */
+  function run(request: LimitRequest, tail: (head: Head, checks: () => RuleCheck[]) => number[]): number[] {
+    const { now, cost = 1 } = request;
     const keys = plan.keys(request, prefix);
-    const cost = request.cost ?? 1;
-    return plan.algorithms.map((algorithm, i) => algorithm.check(store, keys[i]!, request.now, cost, plan.params[i]!));
+    const listed = store.get<string>(keys.list, now);
+    const listTtl = listed === undefined ? 0 : store.pttl(keys.list, now);
+    const tier = keys.tier === undefined ? plan.defaultTier : (store.get<string>(keys.tier, now) ?? plan.defaultTier);
+    let chosen = plan.groups.findIndex((group) => group.name === tier);
+    if (chosen < 0) chosen = plan.groups.findIndex((group) => group.name === plan.defaultTier);
+    const group = plan.groups[chosen]!;
+    const checks = () => group.algorithms.map((algorithm, i) => algorithm.check(store, keys.groups[chosen]![i]!, now, cost, group.params[i]!));
+    return tail({ listed, listTtl, chosen: chosen + 1 }, checks);
   }
 }
 
-/** The main part of every limiter script (../assemble-script.ts), in TypeScript: the same reply. */
-function decide(checks: RuleCheck[]): number[] {
+/** What the main part knows before any rule is checked. */
+interface Head {
+  listed: string | undefined;
+  listTtl: number;
+  /** The deciding group, 1-based as in Lua. */
+  chosen: number;
+}
+
+/** The decision tail: a listed client is decided by its entry; otherwise check all, charge all or none. */
+function decide({ listed, listTtl, chosen }: Head, run: () => RuleCheck[]): number[] {
+  if (listed === "deny") return [2, chosen, listTtl];
+  if (listed === "allow") return [3, chosen, listTtl];
+  const checks = run();
   const allowed = checks.every((check) => check.ok);
-  const reply = [allowed ? 1 : 0];
+  const reply = [allowed ? 1 : 0, chosen, 0];
   for (const check of checks) {
     if (allowed) {
       check.charge();
@@ -72,9 +91,11 @@ function decide(checks: RuleCheck[]): number[] {
   return reply;
 }
 
-/** The status script's main part (../assemble-script.ts), in TypeScript: every outcome, nothing charged. */
-function report(checks: RuleCheck[]): number[] {
-  return [checks.every((check) => check.ok) ? 1 : 0, ...checks.flatMap(uncharged)];
+/** The status tail: the list entry, the tier and every outcome, nothing charged. */
+function report({ listed, listTtl, chosen }: Head, run: () => RuleCheck[]): number[] {
+  const checks = run();
+  const verdict = listed === "deny" ? 2 : listed === "allow" ? 3 : checks.every((check) => check.ok) ? 1 : 0;
+  return [verdict, chosen, listTtl, ...checks.flatMap(uncharged)];
 }
 
 function uncharged(check: RuleCheck): number[] {

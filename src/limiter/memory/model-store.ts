@@ -25,7 +25,7 @@ export class ModelStore {
     return entry.value as T;
   }
 
-  /** Stores `value` for `ttlMs` from `now` (SET … PX, or a write followed by PEXPIRE). */
+  /** Stores `value` for `ttlMs` from `now` (SET … PX, or a write followed by PEXPIRE); `Infinity` never expires. */
   set(key: string, value: unknown, ttlMs: number, now: number): void {
     this.entries.set(key, { value, expiresAt: now + ttlMs });
   }
@@ -35,6 +35,13 @@ export class ModelStore {
     const entry = this.entries.get(key);
     if (entry === undefined || now >= entry.expiresAt) this.set(key, value, ttlMs, now);
     else entry.value = value;
+  }
+
+  /** PTTL: ms until `key` expires; -1 when it never does, -2 when it is absent. */
+  pttl(key: string, now: number): number {
+    const entry = this.entries.get(key);
+    if (entry === undefined || now >= entry.expiresAt) return -2;
+    return entry.expiresAt === Number.POSITIVE_INFINITY ? -1 : entry.expiresAt - now;
   }
 
   delete(key: string): void {

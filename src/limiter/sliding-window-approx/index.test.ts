@@ -7,12 +7,12 @@ const rule = { name: "api", algorithm: "sliding-window-approx" as const, limit: 
 
 describe("sliding-window-approx", () => {
   it("Should pass this window's counter and the previous one's as KEYS", async () => {
-    const runner = createFakeRunner(() => [1, 1, 9, 1_700_000_002_000, 0]);
+    const runner = createFakeRunner(() => [1, 1, 0, 1, 9, 1_700_000_002_000, 0]);
     await createLimiter([rule], { runner, prefix: "rate" }).limit({ client: "c", scope: "s", now: 1_700_000_000_250 });
     expect(runner.calls[0]).toMatchObject({
       script: slidingWindowApprox.script.sha1,
-      keys: ["rate:weighted:{c}:s:1700000000", "rate:weighted:{c}:s:1699999999"],
-      args: ["1700000000250", "1", "weighted", "10", "1000", "10", "1"],
+      keys: ["rate:list:{c}", "rate:weighted:{c}:s:1700000000", "rate:weighted:{c}:s:1699999999"],
+      args: ["1700000000250", "1", "", "", "1", "weighted", "10", "1000", "10", "1"],
     });
   });
 

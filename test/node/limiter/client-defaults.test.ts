@@ -43,7 +43,10 @@ const newTraffic = (): Traffic => ({ requests: 0, paths: new Set(), requestBytes
 describe("What the client's defaults cost per decision (design.md, request path step 4)", () => {
   it("Should cost fewer bytes with our runner than with @upstash/redis's defaults, for the same reply", async () => {
     const { sha1, source } = fixedWindow.script;
-    const call = (i: number): [string[], string[]] => [[`${h.prefix()}:fixed:{c}:${i}`], [String(T0), "1", "fixed", "10", "1000", "10", "1"]];
+    const call = (i: number): [string[], string[]] => {
+      const prefix = h.prefix();
+      return [[`${prefix}:list:{c}`, `${prefix}:fixed:{c}:${i}`], [String(T0), "1", "", "", "1", "fixed", "10", "1000", "10", "1"]];
+    };
     await h.runner.eval(source, ...call(-1)); // cache the script
 
     const ours = newTraffic();

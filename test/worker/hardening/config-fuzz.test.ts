@@ -75,7 +75,7 @@ const vars: fc.Arbitrary<Vars> = fc.record({
   UPSTASH_REDIS_REST_URL: mostly(fc.constantFrom("https://redis.example", "http://127.0.0.1:8079"), fc.constantFrom("redis://x", "", "nope")),
   UPSTASH_REDIS_REST_TOKEN: mostly(fc.constant(TOKEN), fc.constantFrom("", " ")),
   RATE_LIMIT: optional(rule),
-  RATE_LIMIT_ALGORITHM: choice(["fixed-window", "sliding-log", "sliding-window", "token-bucket"], ["Fixed-Window", "gcra"]),
+  RATE_LIMIT_ALGORITHM: choice(["fixed-window", "sliding-log", "sliding-window", "sliding-window-approx", "token-bucket"], ["Fixed-Window", "gcra"]),
   ORIGIN_URL: choice(["https://origin.example", "http://127.0.0.1:1/base/"], ["origin.example", "ws://x"]),
   ROUTES: optional(routes),
   FAILURE_MODE: choice(["open", "closed"], ["OPEN", "fail-open"]),

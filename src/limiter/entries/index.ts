@@ -1,0 +1,52 @@
+/**
+ * @module A client's entries, as the admin API writes them: its dynamic list entry (`allow` or
+ * `deny`, optionally expiring) and its tier. Keys share the client's hash tag with its counters
+ * (src/keys/build-key.ts), so the deciding script reads them in the same call, on any cluster
+ * node. Entries are per client, for every route: a denied client is denied everywhere.
+ */
+import { RedisRestError } from "../../errors";
+import { buildKey } from "../../keys/build-key";
+import { runScript } from "../run-script";
+import type { ScriptRunner } from "../types";
+import { deleteEntry, setEntry } from "./script";
+
+/** The two lists an entry can put a client on. */
+export type ListKind = "allow" | "deny";
+
+/** Writes and removes a client's entries. */
+export interface ClientEntries {
+  /** Puts `client` on a list, replacing any entry; `ttlMs` omitted: until removed. */
+  setList(client: string, kind: ListKind, ttlMs?: number): Promise<void>;
+  /** Removes `client` from `kind`'s list; resolves false when it was not on it. */
+  deleteList(client: string, kind: ListKind): Promise<boolean>;
+  /** Sets `client`'s tier (a name from `TIERS`), until removed. */
+  setTier(client: string, tier: string): Promise<void>;
+  /** Removes `client`'s tier (it falls back to each route's default); false when it had none. */
+  deleteTier(client: string): Promise<boolean>;
+}
+
+/**
+ * The entries of clients under `prefix`.
+ *
+ * @example
+ * const entries = createClientEntries(runner, "rate");
+ * await entries.setList("203.0.113.7", "deny", 3_600_000);
+ */
+export function createClientEntries(runner: ScriptRunner, prefix: string): ClientEntries {
+  const key = (tag: "list" | "tier", client: string) => buildKey({ prefix, tag, client, scope: "" });
+  const set = async (entry: string, value: string, ttlMs?: number) => {
+    expectReply(await runScript(runner, setEntry, [entry], [value, ttlMs === undefined ? "" : String(ttlMs)]), (reply) => reply === "OK");
+  };
+  const remove = async (entry: string, only: string) => expectReply(await runScript(runner, deleteEntry, [entry], [only]), (reply) => reply === 0 || reply === 1) === 1;
+  return {
+    setList: (client, kind, ttlMs) => set(key("list", client), kind, ttlMs),
+    deleteList: (client, kind) => remove(key("list", client), kind),
+    setTier: (client, tier) => set(key("tier", client), tier),
+    deleteTier: (client) => remove(key("tier", client), ""),
+  };
+}
+
+function expectReply(reply: unknown, ok: (reply: unknown) => boolean): unknown {
+  if (!ok(reply)) throw new RedisRestError("reply", "evalsha", `unexpected entry reply ${JSON.stringify(reply).slice(0, 200)}`);
+  return reply;
+}
