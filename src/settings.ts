@@ -5,6 +5,7 @@
  */
 import { parseList } from "./config/lists";
 import { parseRoutes } from "./config/routes";
+import { parseTiers } from "./config/tiers";
 import { ConfigError } from "./errors";
 import { fail, readChoice, readInteger, readString, readUrl, type At } from "./config/read";
 import { ALGORITHMS, parseRule } from "./config/rule";
@@ -32,6 +33,7 @@ export const VARIABLES = [
   "ANALYTICS_CLIENT",
   "ALLOW",
   "DENY",
+  "TIERS",
 ] as const;
 
 /** The variables as the Worker's `env` holds them (strings, or structured values from `[vars]`). */
@@ -72,6 +74,7 @@ function readEveryVariable(env: Vars): Settings {
   const origin = get("ORIGIN_URL") === undefined ? undefined : readUrl(get("ORIGIN_URL"), at("ORIGIN_URL"));
   const rateLimit = get("RATE_LIMIT") ?? "100/60s";
   const unlimited = rateLimit === "unlimited";
+  const tiers = get("TIERS") === undefined ? {} : parseTiers(get("TIERS"), at("TIERS"), algorithm);
   return {
     redis: {
       url: readRedisUrl(get("UPSTASH_REDIS_REST_URL")),
@@ -91,7 +94,8 @@ function readEveryVariable(env: Vars): Settings {
       allow: [],
       deny: [],
     },
-    routes: get("ROUTES") === undefined ? [] : parseRoutes(get("ROUTES"), { algorithm, mode, ...(origin === undefined ? {} : { origin }) }),
+    routes: get("ROUTES") === undefined ? [] : parseRoutes(get("ROUTES"), { algorithm, mode, tiers, ...(origin === undefined ? {} : { origin }) }),
+    tiers,
     failureMode: get("FAILURE_MODE") === undefined ? "open" : readChoice(get("FAILURE_MODE"), ["open", "closed"] as const, "failure mode", at("FAILURE_MODE")),
     keyPrefix: get("KEY_PREFIX") === undefined ? "rate" : readKeyPrefix(get("KEY_PREFIX"), at("KEY_PREFIX")),
     headers: get("RATE_LIMIT_HEADERS") === undefined ? "draft" : readChoice<HeaderStyle>(get("RATE_LIMIT_HEADERS"), ["draft", "legacy", "both", "none"], "header style", at("RATE_LIMIT_HEADERS")),

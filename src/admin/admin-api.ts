@@ -9,6 +9,9 @@
  *   every rule of the route and drops it from this isolate's block cache. Other isolates re-ask
  *   Redis within `BLOCK_RECHECK_MS`.
  * - `GET /__ratewall/config`: the effective settings, both tokens redacted.
+ * - `POST|DELETE /__ratewall/deny` and `/__ratewall/allow` (`client=…|key=…`, `ttl=<s>`): a
+ *   client's dynamic list entry; `POST|DELETE /__ratewall/tier` (`tier=<name>`): its tier.
+ *   The deciding script reads both in the same call as the decision (./endpoints.ts).
  *
  * The bearer token is checked first, in constant time. Failed attempts are limited per address
  * ({@link MAX_FAILED_ATTEMPTS} a minute, counted in Redis so every isolate sees them); a locked-out
@@ -17,14 +20,13 @@
 import type { MiddlewareHandler } from "hono";
 import { problemJson } from "../answers";
 import { blockFor, blockKey } from "../block-cache";
-import type { Settings } from "../config/types";
 import { retryAfterSeconds } from "../headers/rate-limit-headers";
 import { identify } from "../keys/identify";
 import { createLimiter } from "../limiter";
 import type { Decision, Limiter } from "../limiter/types";
 import { normalizeForMatch } from "../routing/normalize";
-import type { CompiledRoute, Runtime, Runtimes } from "../middleware/rate-limit/runtime";
-import { readClientParam } from "./client-param";
+import type { Runtime, Runtimes } from "../middleware/rate-limit/runtime";
+import { ENDPOINTS } from "./endpoints";
 import { bearerToken, sameToken } from "./token";
 
 /** Every admin path starts with this (after the same normalization routes get). */
@@ -37,15 +39,7 @@ export const MAX_FAILED_ATTEMPTS = 10;
 const GUARD_SCOPE = "__ratewall-admin";
 /** Only a URL with one of these can name an admin path: anything else skips the normalization. */
 const ADMIN_HINT = /%|_ratewall/i;
-const REDACTED = "[redacted]";
 
-type Endpoint = (runtime: Runtime, query: URLSearchParams) => Promise<Response>;
-
-const ENDPOINTS: Record<string, { method: string; run: Endpoint }> = {
-  status: { method: "GET", run: status },
-  reset: { method: "POST", run: reset },
-  config: { method: "GET", run: async (runtime) => Response.json(redactedSettings(runtime.settings)) },
-};
 
 /**
  * The admin API, as a middleware in front of the rate limiter. Without `ADMIN_TOKEN` it passes
@@ -73,11 +67,13 @@ export function adminApi(runtimes: Runtimes): MiddlewareHandler {
     const locked = await lockedOut(runtime, guard, c.req.raw.headers, sameToken(bearerToken(c.req.header("authorization")) ?? "", token));
     if (locked) return locked;
 
-    const endpoint = ENDPOINTS[path.slice(ADMIN_PREFIX.length)];
-    if (!endpoint) return problemJson(404, `Unknown admin path ${JSON.stringify(path)} (endpoints: ${Object.keys(ENDPOINTS).map((name) => ADMIN_PREFIX + name).join(", ")}).`);
-    if (c.req.method !== endpoint.method) return problemJson(405, `${path} takes ${endpoint.method}, not ${c.req.method}.`, [["Allow", endpoint.method]]);
+    const methods = ENDPOINTS[path.slice(ADMIN_PREFIX.length)];
+    if (!methods) return problemJson(404, `Unknown admin path ${JSON.stringify(path)} (endpoints: ${Object.keys(ENDPOINTS).map((name) => ADMIN_PREFIX + name).join(", ")}).`);
+    const endpoint = methods[c.req.method];
+    const allowed = Object.keys(methods).join(", ");
+    if (!endpoint) return problemJson(405, `${path} takes ${allowed}, not ${c.req.method}.`, [["Allow", allowed]]);
     try {
-      return await endpoint.run(runtime, url.searchParams);
+      return await endpoint(runtime, url.searchParams);
     } catch (error) {
       runtime.log({ level: "error", event: "redis-failure", route: "admin", kind: (error as { kind?: string }).kind ?? "unknown", cause: (error as Error).message });
       return problemJson(503, "Redis could not be reached; nothing was changed.");
@@ -116,49 +112,4 @@ async function lockedOut(runtime: Runtime, guard: Limiter, headers: Headers, aut
 function tooManyFailures(decision: Decision, now: number): Response {
   const seconds = retryAfterSeconds(decision, now);
   return problemJson(429, `Too many failed attempts from this address; retry after ${seconds} s.`, [["Retry-After", String(seconds)]]);
-}
-
-/** The route `route=` names (the default route without it), or the 404 that lists the names. */
-function routeParam(runtime: Runtime, query: URLSearchParams): CompiledRoute | Response {
-  const name = query.get("route") ?? runtime.defaultRoute.name;
-  const route = runtime.routesByName.get(name);
-  if (route) return route;
-  const names = [...runtime.routesByName.keys()].map((known) => JSON.stringify(known)).join(", ");
-  return problemJson(404, `Unknown route ${JSON.stringify(name.slice(0, 200))} (routes: ${names}).`);
-}
-
-/** The route and client of a status or reset request, or the answer that refuses it. */
-async function target(runtime: Runtime, query: URLSearchParams): Promise<{ route: CompiledRoute; client: string } | Response> {
-  const route = routeParam(runtime, query);
-  if (route instanceof Response) return route;
-  const param = await readClientParam(query, runtime.settings.ipv6Subnet);
-  if ("error" in param) return problemJson(400, param.error);
-  return { route, client: param.client };
-}
-
-async function status(runtime: Runtime, query: URLSearchParams): Promise<Response> {
-  const found = await target(runtime, query);
-  if (found instanceof Response) return found;
-  const { route, client } = found;
-  const now = runtime.clock();
-  const decision = route.limiter && (await route.limiter.status({ client, scope: route.settings.scope, cost: route.settings.cost, now }));
-  const rules = route.settings.rules.map((rule, i) => {
-    const outcome = decision!.rules[i]!;
-    return { name: rule.name, algorithm: rule.algorithm, limit: outcome.limit, windowMs: rule.windowMs, remaining: outcome.remaining, resetMs: Math.max(0, outcome.resetAt - now) };
-  });
-  return Response.json({ client, route: route.name, rules });
-}
-
-async function reset(runtime: Runtime, query: URLSearchParams): Promise<Response> {
-  const found = await target(runtime, query);
-  if (found instanceof Response) return found;
-  const { route, client } = found;
-  const deleted = route.limiter ? await route.limiter.reset({ client, scope: route.settings.scope, now: runtime.clock() }) : 0;
-  runtime.blocks.delete(blockKey(route.settings.scope, client));
-  return Response.json({ client, route: route.name, deleted });
-}
-
-/** The settings as the Worker uses them, with both secrets replaced. */
-function redactedSettings(settings: Settings): Settings {
-  return { ...settings, redis: { ...settings.redis, token: REDACTED }, ...(settings.adminToken === undefined ? {} : { adminToken: REDACTED }) };
 }

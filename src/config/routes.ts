@@ -12,7 +12,7 @@ import { type At, child, fail, quote, readChoice, readInteger, readJsonList, rea
 import { ALGORITHMS, parseRule, ruleTextName } from "./rule";
 import { type Mode, MODES, type RouteSettings } from "./types";
 
-const ROUTE_KEYS = ["pattern", "name", "origin", "rules", "algorithm", "key", "cost", "mode", "unlimited", "methods", "count", "allow", "deny"] as const;
+const ROUTE_KEYS = ["pattern", "name", "origin", "rules", "tiers", "algorithm", "key", "cost", "mode", "unlimited", "methods", "count", "allow", "deny"] as const;
 /** Generous for any real API, small enough that one request cannot spend a whole window. */
 const MAX_COST = 1_000;
 
@@ -20,6 +20,8 @@ const MAX_COST = 1_000;
 export interface RouteDefaults {
   algorithm: AlgorithmName;
   mode: Mode;
+  /** `TIERS`, for routes that opt in with `"tiers": "<default tier>"`. */
+  tiers: Readonly<Record<string, Rule[]>>;
   origin?: string;
 }
 
@@ -51,13 +53,16 @@ function parseRoute(value: unknown, at: At, defaults: RouteDefaults): RouteSetti
   const unlimited = raw.unlimited === undefined ? false : readBoolean(raw.unlimited, child(at, "unlimited"));
   const algorithm = raw.algorithm === undefined ? defaults.algorithm : readChoice(raw.algorithm, ALGORITHMS, "algorithm", child(at, "algorithm"));
   if (unlimited && raw.rules !== undefined) fail(child(at, "rules"), 'an unlimited route has no rules (remove "rules" or "unlimited")');
-  if (!unlimited && raw.rules === undefined) fail(at, 'missing key "rules" (or set "unlimited": true)');
+  if (raw.tiers !== undefined && (unlimited || raw.rules !== undefined)) fail(child(at, "tiers"), `a route with tiers takes its rules from TIERS (remove "${unlimited ? "unlimited" : "rules"}")`);
+  if (!unlimited && raw.rules === undefined && raw.tiers === undefined) fail(at, 'missing key "rules" (or "tiers", or set "unlimited": true)');
+  const tiers = raw.tiers === undefined ? undefined : readTierChoice(raw.tiers, defaults.tiers, child(at, "tiers"));
   const origin = raw.origin === undefined ? defaults.origin : readUrl(raw.origin, child(at, "origin"));
   return {
     pattern,
     scope: raw.name === undefined ? pattern : readRouteName(raw.name, child(at, "name")),
     ...(origin === undefined ? {} : { origin }),
-    rules: unlimited ? [] : parseRules(raw.rules, child(at, "rules"), algorithm),
+    rules: unlimited ? [] : tiers ? tiers.tiers[tiers.defaultTier]! : parseRules(raw.rules, child(at, "rules"), algorithm),
+    ...(tiers === undefined ? {} : { tiers }),
     unlimited,
     key: raw.key === undefined ? { kind: "ip" } : parseKeySource(raw.key, child(at, "key")),
     cost: raw.cost === undefined ? 1 : readInteger(raw.cost, 1, MAX_COST, child(at, "cost")),
@@ -69,8 +74,15 @@ function parseRoute(value: unknown, at: At, defaults: RouteDefaults): RouteSetti
   };
 }
 
+/** `"tiers": "<default tier>"`: the route decides by the client's tier, this one for clients without. */
+function readTierChoice(value: unknown, tiers: Readonly<Record<string, Rule[]>>, at: At): { defaultTier: string; tiers: Readonly<Record<string, Rule[]>> } {
+  const names = Object.keys(tiers);
+  if (names.length === 0) fail(at, `no tiers to choose from (define them in TIERS, e.g. {"free": "100/1h", "pro": "5000/1h"})`);
+  return { defaultTier: readChoice(value, names, "default tier", at), tiers };
+}
+
 /** `"10/1s"`, or a list of rules; a lone rule is named `default`, several get distinct names. */
-function parseRules(value: unknown, at: At, algorithm: AlgorithmName): Rule[] {
+export function parseRules(value: unknown, at: At, algorithm: AlgorithmName): Rule[] {
   if (!Array.isArray(value)) return [parseRule(value, at, algorithm, "default")];
   if (value.length === 0) fail(at, 'expected at least one rule (or set "unlimited": true)');
   const rules = value.map((item, index) =>

@@ -49,8 +49,10 @@ export interface RouteSettings {
   scope: string;
   /** Where allowed requests go. @default ORIGIN_URL, else the request's own URL */
   origin?: string;
-  /** Every rule must admit a request (all-or-nothing). Empty when `unlimited`. */
+  /** Every rule must admit a request (all-or-nothing). Empty when `unlimited`; with tiers, the default tier's. */
   rules: Rule[];
+  /** Set by `"tiers": "<default tier>"`: each client is decided by its tier's rules (from `TIERS`). */
+  tiers?: { defaultTier: string; tiers: Readonly<Record<string, Rule[]>> };
   /** Requests on this route are never counted. @default false */
   unlimited: boolean;
   /** @default { kind: "ip" } */
@@ -80,6 +82,8 @@ export interface Settings {
   };
   /** Unmatched requests: `RATE_LIMIT` with `RATE_LIMIT_ALGORITHM`, `MODE`, `ORIGIN_URL`. */
   defaultRoute: RouteSettings;
+  /** `TIERS`: rule sets by name, for routes with `tiers`. @default {} */
+  tiers: Readonly<Record<string, Rule[]>>;
   /** `ROUTES`, in declaration order. @default [] */
   routes: RouteSettings[];
   /** @default "open": a Redis outage should not take the site down with it */

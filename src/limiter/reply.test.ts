@@ -41,7 +41,7 @@ describe("parseReply", () => {
   });
 
   it("Should refuse a denied client until its entry expires, and admit an allowed one, without rules", () => {
-    expect(parseReply([2, 1, 30_500], single, now)).toEqual({ allowed: false, rule: "", rules: [], reason: "deny-list", retryAt: now + 30_500, retryAfter: 31 });
+    expect(parseReply([2, 1, 30_500], single, now)).toEqual({ allowed: false, rule: "", rules: [], reason: "deny-list", retryAt: now + 30_500, retryAfter: 31, listExpiresAt: now + 30_500 });
     expect(parseReply([2, 1, -1], single, now)).toEqual({ allowed: false, rule: "", rules: [], reason: "deny-list" });
     expect(parseReply([3, 1, -1], single, now)).toEqual({ allowed: true, rule: "", rules: [], reason: "allow-list" });
   });

@@ -60,6 +60,7 @@ export function parseReply(reply: unknown, plan: Plan, now: number): Decision {
   if (listed) {
     decision.reason = verdict === VERDICT.denied ? "deny-list" : "allow-list";
     // An entry without a TTL (-1) lasts until an operator removes it: no time to announce.
+    if (listTtlMs > 0) decision.listExpiresAt = now + listTtlMs;
     if (verdict === VERDICT.denied && listTtlMs > 0) {
       decision.retryAt = now + listTtlMs;
       decision.retryAfter = Math.max(1, Math.ceil(listTtlMs / 1000));

@@ -73,6 +73,8 @@ export interface Decision {
   reason?: DecisionReason;
   /** On a route with tiers: the tier whose rules decided (the client's, else the default). */
   tier?: string;
+  /** With `reason` `deny-list` or `allow-list`: when the entry expires (ms since the epoch), if it does. */
+  listExpiresAt?: number;
 }
 
 /**

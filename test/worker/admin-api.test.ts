@@ -24,7 +24,7 @@ describe("the admin API: status", () => {
     const first = await t.admin(`status?client=${ip}`);
     expect(first.status).toBe(200);
     const body = await first.json();
-    expect(body).toEqual({ client: ip, route: "default", rules: [{ name: "default", algorithm: "fixed-window", limit: 5, windowMs: 60_000, remaining: 3, resetMs: 60_000 }] });
+    expect(body).toEqual({ client: ip, route: "default", list: null, listTtlMs: null, rules: [{ name: "default", algorithm: "fixed-window", limit: 5, windowMs: 60_000, remaining: 3, resetMs: 60_000 }] });
     expect(await (await t.admin(`status?client=${ip}`)).json()).toEqual(body);
     const spent = [];
     for (let i = 0; i < 3; i++) spent.push((await t.get("/", ip)).status);
@@ -63,6 +63,7 @@ describe("the admin API: status", () => {
     const wrongMethod = await t.admin("reset?client=192.0.2.7", { method: "GET" });
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get("allow")).toBe("POST");
+    expect((await t.admin("deny?client=192.0.2.7", { method: "PUT" })).headers.get("allow")).toBe("POST, DELETE");
     expect((await t.admin("stats")).status).toBe(404);
   });
 });
@@ -165,5 +166,72 @@ describe("the block cache after a reset", () => {
     expect((await other.get("/", ip)).status).toBe(429);
     other.clock.now += BLOCK_RECHECK_MS;
     expect((await other.get("/", ip)).status).toBe(200);
+  });
+});
+
+describe("the admin API: dynamic lists", () => {
+  it("Should deny a client in the same single round trip as a decision, with Retry-After, then from the block cache", async () => {
+    const t = adminApp();
+    const ip = uniqueIpv4();
+    await t.get("/", ip);
+    expect(await (await t.admin(`deny?client=${ip}&ttl=600`, { method: "POST" })).json()).toEqual({ client: ip, list: "deny", ttlSeconds: 600 });
+    const calls = t.counter.redisCalls;
+    const denied = await t.get("/", ip, { accept: "application/json" });
+    expect(denied.status).toBe(403);
+    expect(Number(denied.headers.get("retry-after"))).toBeGreaterThan(590);
+    expect(await denied.json()).toMatchObject({ title: "Forbidden", status: 403 });
+    expect(t.counter.redisCalls).toBe(calls + 1);
+    expect((await t.get("/", ip)).status).toBe(403);
+    expect(t.counter.redisCalls).toBe(calls + 1);
+    expect(await (await t.admin(`status?client=${ip}`)).json()).toMatchObject({ list: "deny", listTtlMs: expect.any(Number), rules: [{ remaining: 4 }] });
+    expect(t.logs.filter((entry) => entry.event === "denied")).toEqual([expect.objectContaining({ client: ip })]);
+  });
+
+  it("Should forward an allowed client uncounted, and end both entries on DELETE", async () => {
+    const t = adminApp({ RATE_LIMIT: "1/1m" });
+    const ip = uniqueIpv4();
+    await t.admin(`allow?client=${ip}`, { method: "POST" });
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await t.get("/", ip)).status);
+    expect(statuses).toEqual([200, 200, 200]);
+    expect(await (await t.admin(`deny?client=${ip}`, { method: "DELETE" })).json()).toEqual({ client: ip, list: "deny", deleted: false });
+    expect(await (await t.admin(`allow?client=${ip}`, { method: "DELETE" })).json()).toEqual({ client: ip, list: "allow", deleted: true });
+    expect((await t.get("/", ip)).status).toBe(200);
+    expect((await t.get("/", ip)).status).toBe(429);
+  });
+
+  it("Should answer 400 for a ttl that is not whole seconds", async () => {
+    const t = adminApp();
+    const res = await t.admin("deny?client=192.0.2.8&ttl=1.5", { method: "POST" });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { detail: string }).detail).toContain('Invalid ttl "1.5"');
+  });
+});
+
+describe("the admin API: tiers", () => {
+  const tiered = { TIERS: { free: "2/1m", pro: ["5/1m", "100/1s"] }, ROUTES: [{ pattern: "*/api/*", name: "api", tiers: "free" }] };
+
+  it("Should move a client to another tier, effective on its next request, in one round trip per decision", async () => {
+    const t = adminApp(tiered);
+    const ip = uniqueIpv4();
+    await t.get("/api/x", ip);
+    await t.get("/api/x", ip);
+    expect((await t.get("/api/x", ip)).status).toBe(429);
+    expect(await (await t.admin(`tier?client=${ip}&tier=pro`, { method: "POST" })).json()).toEqual({ client: ip, tier: "pro" });
+    const calls = t.counter.redisCalls;
+    const upgraded = await t.get("/api/x", ip);
+    expect(upgraded.status).toBe(200);
+    expect(upgraded.headers.get("ratelimit-policy")).toBe('"5-per-1m";q=5;w=60, "100-per-1s";q=100;w=1');
+    expect(t.counter.redisCalls).toBe(calls + 1);
+    expect(await (await t.admin(`status?client=${ip}&route=api`)).json()).toMatchObject({ tier: "pro", rules: [{ name: "5-per-1m", remaining: 4 }, { name: "100-per-1s" }] });
+    expect(await (await t.admin(`tier?client=${ip}`, { method: "DELETE" })).json()).toEqual({ client: ip, deleted: true });
+    expect((await t.get("/api/x", ip)).status).toBe(429);
+  });
+
+  it("Should answer 404 listing the tiers for an unknown one", async () => {
+    const t = adminApp(tiered);
+    const res = await t.admin("tier?client=192.0.2.9&tier=gold", { method: "POST" });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { detail: string }).detail).toBe('Unknown tier "gold" (tiers: "free", "pro").');
   });
 });

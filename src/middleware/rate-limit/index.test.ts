@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { BLOCK_RECHECK_MS } from "../../block-cache";
 import { RedisRestError } from "../../errors";
 import { createMemoryLimiter, ModelStore } from "../../limiter";
-import type { Limiter, LimitRequest, Rule } from "../../limiter/types";
+import type { Policy } from "../../limiter/plan";
+import type { Limiter, LimitRequest } from "../../limiter/types";
 import type { LogEntry } from "./log";
 import { type DecisionEvent, rateLimit, type RateLimitOptions, type RateLimitState } from ".";
 
@@ -15,8 +16,8 @@ const runner = { evalsha: async () => 0, eval: async () => 0 };
 function recordingLimiters() {
   const calls: LimitRequest[] = [];
   const store = new ModelStore();
-  const createLimiter = (rules: Rule[]): Limiter => {
-    const limiter = createMemoryLimiter(rules, { store });
+  const createLimiter = (policy: Policy): Limiter => {
+    const limiter = createMemoryLimiter(policy, { store });
     return { ...limiter, limit: (request) => (calls.push(request), limiter.limit(request)) };
   };
   return { calls, createLimiter };

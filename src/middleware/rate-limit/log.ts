@@ -9,6 +9,7 @@ export interface LogEntry {
   level: "warn" | "error" | "info";
   event:
     | "refusal"
+    | "denied"
     | "shadow-refusal"
     | "redis-failure"
     | "client-fallback"

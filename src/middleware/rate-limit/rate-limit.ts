@@ -10,7 +10,7 @@ import { problemResponse } from "../../answers";
 import { type Block, blockFor, blockKey } from "../../block-cache";
 import type { RouteSettings } from "../../config/types";
 import { type CfFields, decisionEvent, type Outcome } from "../../events/decision-event";
-import { rateLimitHeaders, retryAfterSeconds } from "../../headers/rate-limit-headers";
+import { type HeaderList, rateLimitHeaders, retryAfterSeconds } from "../../headers/rate-limit-headers";
 import { clientAddress, identify } from "../../keys/identify";
 import { listVerdict } from "../../lists/verdict";
 import type { Decision } from "../../limiter/types";
@@ -83,41 +83,58 @@ export function rateLimitWith(runtimes: Runtimes): RateLimitMiddleware {
     const enforce = route.settings.mode === "enforce";
     const key = blockKey(route.settings.scope, identity.client);
     const block = runtime.blocks.get(key, now);
+    const request = { client: identity.client, scope: route.settings.scope, cost: route.settings.cost, now };
+    // A route that counts only some answers (`count`) checks first, read-only, and charges once
+    // the origin has answered; every other route decides and charges in one call.
+    const countsAll = route.settings.count === "all";
     let decision: Decision;
     let outcome: Outcome;
     let redisMs = 0;
     if (enforce && block && now < block.recheckAt) {
       decision = fromBlock(block, now);
-      outcome = "block-cache";
+      outcome = decision.reason === "deny-list" ? "denied" : "block-cache";
     } else {
       const started = performance.now();
       try {
-        decision = await route.limiter.limit({ client: identity.client, scope: route.settings.scope, cost: route.settings.cost, now });
+        decision = await (countsAll ? route.limiter.limit(request) : route.limiter.status(request));
       } catch (error) {
         return redisFailed(error, performance.now() - started);
       }
       redisMs = performance.now() - started;
-      outcome = decision.allowed ? "allowed" : enforce ? "refused" : "shadow-refused";
+      outcome = outcomeOf(decision, enforce);
       if (decision.allowed) {
         if (block) runtime.blocks.delete(key); // reset by an operator, or Redis forgot the client
       } else {
-        // A client already blocked continues its block: logged once, not once per request.
-        runtime.blocks.set(key, blockFor(decision, now));
-        if (!block) log({ level: "info", event: enforce ? "refusal" : "shadow-refusal", route: route.name, client: identity.client, rule: decision.rule, retryAfter: decision.retryAfter });
+        remember(decision, Boolean(block));
       }
     }
     c.set("rateLimit", { route: route.settings, decision });
     emit(runtime, c, route, outcome, decision, redisMs, identity.client);
+    if (decision.reason === "allow-list") return next();
     // In shadow a refused request still passes: RateLimit says so, but Retry-After (RFC 9110
     // §10.2.3) belongs to answers that ask the client to wait, and this one does not.
-    const all = rateLimitHeaders(decision, route.policy, now, settings.headers);
+    const all = decision.reason === "deny-list" ? retryAfterOnly(decision, now) : rateLimitHeaders(decision, route.policyFor(decision.tier), now, settings.headers);
     const headers = enforce ? all : all.filter(([name]) => name !== "Retry-After");
     if (!decision.allowed && enforce) {
+      if (decision.reason === "deny-list") throw new HTTPException(403, { res: problemResponse(403, "This client is not allowed here.", c.req.header("accept"), headers) });
       const detail = `Rate limit "${decision.rule}" exceeded; retry after ${retryAfterSeconds(decision, now)} s.`;
       throw new HTTPException(429, { res: problemResponse(429, detail, c.req.header("accept"), headers) });
     }
     await next();
     for (const [name, value] of headers) c.header(name, value);
+    if (!countsAll && (route.settings.count as readonly number[]).includes(c.res.status)) {
+      // Charged after the answer, so the client waits for nothing; a charge refused because the
+      // budget ran out meanwhile starts the block as a decision would.
+      defer(c, route.limiter.limit(request).then((charged) => charged.allowed || remember(charged, runtime.blocks.get(key, now) !== undefined), (error) => log({ level: "error", event: "redis-failure", failureMode: settings.failureMode, route: route.name, ...describeFailure(error) })));
+    }
+
+    /** Starts (or continues) a block in this isolate; a new one is logged, once. */
+    function remember(refusal: Decision, continuing: boolean) {
+      runtime.blocks.set(key, blockFor(refusal, now));
+      if (continuing) return;
+      const event = refusal.reason === "deny-list" ? "denied" : enforce ? "refusal" : "shadow-refusal";
+      log({ level: "info", event, route: route.name, client: identity.client, rule: refusal.rule, retryAfter: refusal.retryAfter });
+    }
 
     async function redisFailed(error: unknown, ms: number) {
       const failure = describeFailure(error);
@@ -132,9 +149,22 @@ export function rateLimitWith(runtimes: Runtimes): RateLimitMiddleware {
   };
 }
 
-/** A refusal from memory, its Retry-After counted down to the block's end. */
+/** A refusal from memory, its Retry-After counted down to the block's end. A denied client stays denied. */
 function fromBlock(block: Block, now: number): Decision {
-  return { ...block.decision, retryAfter: Math.ceil((block.until - now) / 1000), reason: "block-cache" };
+  const retryAfter = Math.ceil((block.until - now) / 1000);
+  return block.decision.reason === "deny-list" ? { ...block.decision, ...(block.decision.retryAt === undefined ? {} : { retryAfter }) } : { ...block.decision, retryAfter, reason: "block-cache" };
+}
+
+/** What the limiter's answer was, for the decision event. */
+function outcomeOf(decision: Decision, enforce: boolean): Outcome {
+  if (decision.reason === "deny-list") return enforce ? "denied" : "shadow-refused";
+  if (decision.reason === "allow-list") return "allow-listed";
+  return decision.allowed ? "allowed" : enforce ? "refused" : "shadow-refused";
+}
+
+/** A dynamic deny has no quota to announce: only when its entry expires, if it does. */
+function retryAfterOnly(decision: Decision, now: number): HeaderList {
+  return decision.retryAt === undefined ? [] : [["Retry-After", String(retryAfterSeconds(decision, now))]];
 }
 
 /** Sends the request's decision event to the runtime's sink (never awaited; never throws). */

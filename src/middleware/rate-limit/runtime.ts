@@ -12,8 +12,9 @@ import type { DecisionEvent } from "../../events/decision-event";
 import { createEventSink, type EventSink } from "../../events/event-sink";
 import { policyHeader } from "../../headers/rate-limit-headers";
 import type { IdentifyOptions } from "../../keys/identify";
-import { createLimiter } from "../../limiter";
-import type { Limiter, Rule, ScriptRunner } from "../../limiter/types";
+import { type ClientEntries, createClientEntries, createLimiter } from "../../limiter";
+import type { Policy } from "../../limiter/plan";
+import type { Limiter, ScriptRunner } from "../../limiter/types";
 import { createRedisRunner } from "../../redis/client";
 import { compileLevel, type ListLevel } from "../../lists/verdict";
 import { compileRoutes, type RouteMatcher } from "../../routing/match";
@@ -30,8 +31,8 @@ export interface CompiledRoute {
   name: string;
   /** Absent for an unlimited route. */
   limiter?: Limiter;
-  /** The route's `RateLimit-Policy` value. */
-  policy: string;
+  /** The route's `RateLimit-Policy` value for a decision's tier (the route's only one without tiers). */
+  policyFor(tier: string | undefined): string;
   /** How the route's clients are identified: its key source with the isolate's IP settings. */
   identify: IdentifyOptions;
   /** The route's lists, then `ALLOW`/`DENY`; absent when every one is empty (no check at all). */
@@ -52,12 +53,14 @@ export interface Runtime {
   log: Logger;
   send: EventSink;
   runner: ScriptRunner;
+  /** Clients' list entries and tiers (the admin API writes them; the limiter scripts read them). */
+  entries: ClientEntries;
   /** The time in ms since the epoch. */
   clock: () => number;
 }
 
 /** How limiters are made: `createLimiter` from src/limiter, or another implementation (tests). */
-export type LimiterFactory = (rules: Rule[], deps: { runner: ScriptRunner; prefix: string }) => Limiter;
+export type LimiterFactory = (policy: Policy, deps: { runner: ScriptRunner; prefix: string }) => Limiter;
 
 /** What runtimes are built from; every field but `vars` defaults to the real thing. */
 export interface RuntimeOptions {
@@ -122,10 +125,12 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
     const identify = { key: route.key, ipv6Subnet: settings.ipv6Subnet, trustedProxies: settings.trustedProxies };
     const levels = [compileLevel(route), global];
     const lists = levels.every((level) => level.allow.empty && level.deny.empty) ? undefined : levels;
-    if (route.unlimited) return { settings: route, name, policy: "", identify, lists };
+    if (route.unlimited) return { settings: route, name, policyFor: () => "", identify, lists };
     try {
-      const limiter = makeLimiter(route.rules, { runner, prefix: settings.keyPrefix });
-      return { settings: route, name, limiter, policy: policyHeader(route.rules), identify, lists };
+      const limiter = makeLimiter(route.tiers ?? route.rules, { runner, prefix: settings.keyPrefix });
+      const policies = new Map(Object.entries(route.tiers?.tiers ?? { "": route.rules }).map(([tier, rules]) => [tier, policyHeader(rules)]));
+      const fallback = policyHeader(route.rules);
+      return { settings: route, name, limiter, policyFor: (tier) => policies.get(tier ?? "") ?? fallback, identify, lists };
     } catch (error) {
       throw new ConfigError(source, "", (error as Error).message);
     }
@@ -143,6 +148,7 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
     log,
     send: createEventSink({ client: settings.analytics.client, secret: settings.redis.token, onEvent: options.onEvent, log }),
     runner,
+    entries: createClientEntries(runner, settings.keyPrefix),
     clock: options.clock ?? Date.now,
   };
 }

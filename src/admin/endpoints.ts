@@ -1,0 +1,126 @@
+/**
+ * @module The admin API's endpoints, by path and method (README, "Operating ratewall"). Each
+ * takes the runtime and the query, and answers JSON; a bad parameter is a 400 naming it, an
+ * unknown route or tier a 404 listing the known ones. Redis errors are thrown to ./admin-api.ts.
+ */
+import { problemJson } from "../answers";
+import { blockKey } from "../block-cache";
+import type { Settings } from "../config/types";
+import type { ListKind } from "../limiter";
+import type { CompiledRoute, Runtime } from "../middleware/rate-limit/runtime";
+import { readClientParam } from "./client-param";
+
+type Endpoint = (runtime: Runtime, query: URLSearchParams) => Promise<Response>;
+
+/** Long enough for any ban an operator means; a longer one is a typo. */
+const MAX_TTL_SECONDS = 366 * 24 * 3600;
+const REDACTED = "[redacted]";
+
+/** Every endpoint: path under `/__ratewall/` → method → handler. */
+export const ENDPOINTS: Readonly<Record<string, Readonly<Record<string, Endpoint>>>> = {
+  status: { GET: status },
+  reset: { POST: reset },
+  config: { GET: async (runtime) => Response.json(redactedSettings(runtime.settings)) },
+  deny: { POST: (runtime, query) => putOnList(runtime, query, "deny"), DELETE: (runtime, query) => takeOffList(runtime, query, "deny") },
+  allow: { POST: (runtime, query) => putOnList(runtime, query, "allow"), DELETE: (runtime, query) => takeOffList(runtime, query, "allow") },
+  tier: { POST: setTier, DELETE: deleteTier },
+};
+
+async function status(runtime: Runtime, query: URLSearchParams): Promise<Response> {
+  const found = await target(runtime, query);
+  if (found instanceof Response) return found;
+  const { route, client } = found;
+  const now = runtime.clock();
+  const decision = route.limiter && (await route.limiter.status({ client, scope: route.settings.scope, cost: route.settings.cost, now }));
+  const tierRules = decision?.tier === undefined ? route.settings.rules : route.settings.tiers!.tiers[decision.tier]!;
+  const rules = decision
+    ? tierRules.map((rule, i) => {
+        const outcome = decision.rules[i]!;
+        return { name: rule.name, algorithm: rule.algorithm, limit: outcome.limit, windowMs: rule.windowMs, remaining: outcome.remaining, resetMs: Math.max(0, outcome.resetAt - now) };
+      })
+    : [];
+  const list = decision?.reason === "deny-list" ? "deny" : decision?.reason === "allow-list" ? "allow" : null;
+  const listTtlMs = decision?.listExpiresAt === undefined ? null : decision.listExpiresAt - now;
+  return Response.json({ client, route: route.name, ...(route.settings.tiers ? { tier: decision?.tier ?? null } : {}), list, listTtlMs, rules });
+}
+
+async function reset(runtime: Runtime, query: URLSearchParams): Promise<Response> {
+  const found = await target(runtime, query);
+  if (found instanceof Response) return found;
+  const { route, client } = found;
+  const deleted = route.limiter ? await route.limiter.reset({ client, scope: route.settings.scope, now: runtime.clock() }) : 0;
+  runtime.blocks.delete(blockKey(route.settings.scope, client));
+  return Response.json({ client, route: route.name, deleted });
+}
+
+async function putOnList(runtime: Runtime, query: URLSearchParams, kind: ListKind): Promise<Response> {
+  const client = await clientParam(runtime, query);
+  if (client instanceof Response) return client;
+  const ttl = query.get("ttl");
+  const seconds = ttl === null ? undefined : /^[1-9][0-9]{0,8}$/.test(ttl) && Number(ttl) <= MAX_TTL_SECONDS ? Number(ttl) : NaN;
+  if (Number.isNaN(seconds)) return problemJson(400, `Invalid ttl ${JSON.stringify(ttl!.slice(0, 40))}: expected whole seconds from 1 to ${MAX_TTL_SECONDS}, or no ttl for an entry until removed.`);
+  await runtime.entries.setList(client, kind, seconds === undefined ? undefined : seconds * 1000);
+  // An allowed client is let through in this isolate at once; other isolates re-ask Redis within BLOCK_RECHECK_MS.
+  if (kind === "allow") forgetBlocks(runtime, client);
+  return Response.json({ client, list: kind, ttlSeconds: seconds ?? null });
+}
+
+async function takeOffList(runtime: Runtime, query: URLSearchParams, kind: ListKind): Promise<Response> {
+  const client = await clientParam(runtime, query);
+  if (client instanceof Response) return client;
+  const deleted = await runtime.entries.deleteList(client, kind);
+  if (kind === "deny") forgetBlocks(runtime, client);
+  return Response.json({ client, list: kind, deleted });
+}
+
+async function setTier(runtime: Runtime, query: URLSearchParams): Promise<Response> {
+  const client = await clientParam(runtime, query);
+  if (client instanceof Response) return client;
+  const tier = query.get("tier");
+  const names = Object.keys(runtime.settings.tiers);
+  if (tier === null) return problemJson(400, `Missing tier (tiers: ${names.map((name) => JSON.stringify(name)).join(", ") || "none; define them in TIERS"}).`);
+  if (!names.includes(tier)) return problemJson(404, `Unknown tier ${JSON.stringify(tier.slice(0, 100))} (tiers: ${names.map((name) => JSON.stringify(name)).join(", ") || "none; define them in TIERS"}).`);
+  await runtime.entries.setTier(client, tier);
+  forgetBlocks(runtime, client);
+  return Response.json({ client, tier });
+}
+
+async function deleteTier(runtime: Runtime, query: URLSearchParams): Promise<Response> {
+  const client = await clientParam(runtime, query);
+  if (client instanceof Response) return client;
+  const deleted = await runtime.entries.deleteTier(client);
+  forgetBlocks(runtime, client);
+  return Response.json({ client, deleted });
+}
+
+/** Drops `client`'s blocks on every route of this isolate: its next request asks Redis. */
+function forgetBlocks(runtime: Runtime, client: string): void {
+  for (const route of runtime.routesByName.values()) runtime.blocks.delete(blockKey(route.settings.scope, client));
+}
+
+/** The route `route=` names (the default route without it), or the 404 that lists the names. */
+function routeParam(runtime: Runtime, query: URLSearchParams): CompiledRoute | Response {
+  const name = query.get("route") ?? runtime.defaultRoute.name;
+  const route = runtime.routesByName.get(name);
+  if (route) return route;
+  const names = [...runtime.routesByName.keys()].map((known) => JSON.stringify(known)).join(", ");
+  return problemJson(404, `Unknown route ${JSON.stringify(name.slice(0, 200))} (routes: ${names}).`);
+}
+
+async function clientParam(runtime: Runtime, query: URLSearchParams): Promise<string | Response> {
+  const param = await readClientParam(query, runtime.settings.ipv6Subnet);
+  return "error" in param ? problemJson(400, param.error) : param.client;
+}
+
+/** The route and client of a status or reset request, or the answer that refuses it. */
+async function target(runtime: Runtime, query: URLSearchParams): Promise<{ route: CompiledRoute; client: string } | Response> {
+  const route = routeParam(runtime, query);
+  if (route instanceof Response) return route;
+  const client = await clientParam(runtime, query);
+  return client instanceof Response ? client : { route, client };
+}
+
+/** The settings as the Worker uses them, with both secrets replaced. */
+function redactedSettings(settings: Settings): Settings {
+  return { ...settings, redis: { ...settings.redis, token: REDACTED }, ...(settings.adminToken === undefined ? {} : { adminToken: REDACTED }) };
+}

@@ -1,0 +1,38 @@
+/**
+ * @module `TIERS`: named rule sets (`{ "free": "100/1h", "pro": ["5000/1h", "100/1s"] }`), JSON
+ * text or a TOML table. A route opts in with `"tiers": "<default tier>"`; each client's tier is
+ * stored in Redis (admin API) and read by the deciding script in the same call.
+ */
+import type { AlgorithmName, Rule } from "../limiter/types";
+import { type At, child, fail, quote } from "./read";
+import { parseRules } from "./routes";
+
+/** Tier names end up in Redis keys and in answers: the rule names' alphabet. */
+const TIER_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
+
+/**
+ * Reads `TIERS`; each tier's rules are read as a route's `rules` are.
+ *
+ * @example
+ * parseTiers('{"free": "100/1h", "pro": ["5000/1h", "100/1s"]}', { source: "TIERS", path: "" }, "fixed-window");
+ * // { free: [{ name: "default", limit: 100, … }], pro: [{ name: "5000-per-1h", … }, { name: "100-per-1s", … }] }
+ */
+export function parseTiers(value: unknown, at: At, algorithm: AlgorithmName): Record<string, Rule[]> {
+  let tiers = value;
+  if (typeof value === "string") {
+    try {
+      tiers = JSON.parse(value);
+    } catch {
+      fail(at, `invalid JSON ${quote(value.length > 60 ? `${value.slice(0, 60)}…` : value)} (expected an object such as {"free": "100/1h", "pro": "5000/1h"})`);
+    }
+  }
+  if (typeof tiers !== "object" || tiers === null || Array.isArray(tiers)) fail(at, `expected an object of tiers, got ${quote(tiers)}`);
+  const entries = Object.entries(tiers);
+  if (entries.length === 0) fail(at, "expected at least one tier");
+  return Object.fromEntries(
+    entries.map(([name, rules]) => {
+      if (!TIER_NAME.test(name)) fail(child(at, name), `invalid tier name ${quote(name)} (expected lowercase letters, digits, "_", "." or "-")`);
+      return [name, parseRules(rules, child(at, name), algorithm)];
+    }),
+  );
+}
