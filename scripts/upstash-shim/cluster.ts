@@ -54,22 +54,30 @@ export function transactionSlot(commands: Command[]): number | undefined | typeo
 }
 
 /**
- * Runs a pipeline on a cluster: keyed commands go out at once, each to its slot's master (in order
- * per connection, so per slot, which is all that commands on disjoint keys can observe); a keyless
- * command waits for everything before it, and everything after it waits for it.
+ * Runs a pipeline on a cluster: commands of different slots go out at once, each to its slot's
+ * master; a command waits for the one before it in its slot (a MOVED or ASK redirection resends
+ * a command, which could otherwise overtake the next one); a keyless command waits for everything
+ * before it, and everything after it waits for it. Commands on disjoint slots cannot observe each
+ * other's order, so the results are those of the pipeline run in order.
  */
 export function runPipelineOnCluster(commands: Command[], sendOne: (command: Command) => Promise<Outcome>): Promise<Outcome[]> {
   let barrier: Promise<unknown> = Promise.resolve();
-  let sinceBarrier: Array<Promise<Outcome>> = [];
+  let sinceBarrier: Array<Promise<unknown>> = [];
+  const lastInSlot = new Map<number, Promise<unknown>>();
   const outcomes = commands.map((command) => {
-    if (keysOf(command).length > 0) {
-      const outcome = barrier.then(() => sendOne(command));
-      sinceBarrier.push(outcome);
+    const [key] = keysOf(command);
+    if (key !== undefined) {
+      const slot = keySlot(key);
+      const outcome = (lastInSlot.get(slot) ?? barrier).then(() => sendOne(command));
+      const settled = outcome.catch(() => {});
+      lastInSlot.set(slot, settled);
+      sinceBarrier.push(settled);
       return outcome;
     }
-    const outcome = Promise.allSettled([barrier, ...sinceBarrier]).then(() => sendOne(command));
+    const outcome = Promise.all([barrier, ...sinceBarrier]).then(() => sendOne(command));
     barrier = outcome.catch(() => {});
     sinceBarrier = [];
+    lastInSlot.clear();
     return outcome;
   });
   return Promise.all(outcomes);
