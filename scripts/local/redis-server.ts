@@ -13,6 +13,7 @@ import { join } from "node:path";
 export interface RedisServer {
   /** `redis://127.0.0.1:<port>` */
   url: string;
+  port: number;
   /** The child's pid, so that callers can report it. */
   pid: number;
   /** Stops the server and removes its temporary directory. Safe to call twice. */
@@ -37,17 +38,21 @@ export class RedisServerMissingError extends Error {
  * const redis = await startRedisServer();
  * try { use(redis.url); } finally { await redis.stop(); }
  *
- * `port` asks for a given port (a test that restarts Redis where a client expects it); by default
- * a free one is picked.
+ * `port` asks for a given port (a test that restarts Redis where a client expects it), or is a
+ * function that picks one (asked again on each retry); by default a free one is picked. `args` are
+ * passed on to `redis-server` after the defaults (e.g. `--cluster-enabled yes`).
  */
-export async function startRedisServer(options: { port?: number } = {}): Promise<RedisServer> {
+export async function startRedisServer(
+  options: { port?: number | (() => Promise<number>); args?: string[] } = {},
+): Promise<RedisServer> {
+  const pick = typeof options.port === "function" ? options.port : () => Promise.resolve((options.port as number | undefined) ?? freePort());
   // Another process can take the port between our probe and redis's bind; try a few ports.
   for (let attempt = 1; ; attempt++) {
-    const port = options.port ?? (await freePort());
+    const port = await pick();
     const dir = await mkdtemp(join(tmpdir(), "ratewall-redis-"));
     const child = spawn(
       "redis-server",
-      ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", "--loglevel", "warning"],
+      ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", "--loglevel", "warning", ...(options.args ?? [])],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     try {
@@ -61,6 +66,7 @@ export async function startRedisServer(options: { port?: number } = {}): Promise
     let stopped: Promise<void> | undefined;
     return {
       url: `redis://127.0.0.1:${port}`,
+      port,
       pid: child.pid!,
       stop: () => (stopped ??= stopChild(child).then(() => rm(dir, { recursive: true, force: true }))),
     };
@@ -69,12 +75,22 @@ export async function startRedisServer(options: { port?: number } = {}): Promise
 
 /** Asks the kernel for a free TCP port on 127.0.0.1. */
 export function freePort(): Promise<number> {
+  return listenOnce(0).then((port) => port!);
+}
+
+/** True when `port` on 127.0.0.1 can be listened on right now. */
+export async function portIsFree(port: number): Promise<boolean> {
+  return (await listenOnce(port)) !== undefined;
+}
+
+/** Listens on `port` (0: any) and closes again; the port, or `undefined` when it was taken. */
+function listenOnce(port: number): Promise<number | undefined> {
   return new Promise((resolve, reject) => {
     const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
+    server.once("error", (error: NodeJS.ErrnoException) => (error.code === "EADDRINUSE" ? resolve(undefined) : reject(error)));
+    server.listen(port, "127.0.0.1", () => {
+      const { port: bound } = server.address() as { port: number };
+      server.close(() => resolve(bound));
     });
   });
 }

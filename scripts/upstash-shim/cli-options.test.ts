@@ -7,6 +7,7 @@ describe("the shim CLI's options", () => {
       port: 8079,
       host: "127.0.0.1",
       redisUrl: "redis://127.0.0.1:6390",
+      cluster: false,
       token: "t",
       maxBodyBytes: 10 * 1024 * 1024,
     });
@@ -15,6 +16,10 @@ describe("the shim CLI's options", () => {
   it("prefers flags over the environment", () => {
     const options = parseCliOptions(["--port", "0", "--redis-url", "redis://h:1", "--token", "flag"], { UPSTASH_REDIS_REST_TOKEN: "env" });
     expect(options).toMatchObject({ port: 0, redisUrl: "redis://h:1", token: "flag" });
+  });
+
+  it("takes --cluster to mean that the Redis URL is one node of a Redis Cluster", () => {
+    expect(parseCliOptions(["--cluster", "--token", "t"], {})).toMatchObject({ cluster: true });
   });
 
   it.each([

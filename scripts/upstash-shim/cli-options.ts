@@ -12,6 +12,8 @@ export interface CliOptions {
   host: string;
   /** `--redis-url`, else `REDIS_URL`. @default "redis://127.0.0.1:6379" */
   redisUrl: string;
+  /** `--cluster`: `redisUrl` is one node of a Redis Cluster. */
+  cluster: boolean;
   /** `--token`, else `UPSTASH_REDIS_REST_TOKEN`. Required. */
   token: string;
   /** @default 10 MB */
@@ -24,8 +26,9 @@ export class CliUsageError extends Error {
 }
 
 /** The usage text printed by `--help` and after a usage error. */
-export const USAGE = `Usage: npm run shim -- [--port 8079] [--host 127.0.0.1] [--redis-url redis://127.0.0.1:6379] --token <secret> [--max-body-bytes ${MAX_REQUEST_BYTES}]
-  --token falls back to UPSTASH_REDIS_REST_TOKEN, --redis-url to REDIS_URL.`;
+export const USAGE = `Usage: npm run shim -- [--port 8079] [--host 127.0.0.1] [--redis-url redis://127.0.0.1:6379] [--cluster] --token <secret> [--max-body-bytes ${MAX_REQUEST_BYTES}]
+  --token falls back to UPSTASH_REDIS_REST_TOKEN, --redis-url to REDIS_URL.
+  --cluster: the Redis is a Redis Cluster and --redis-url any one of its nodes.`;
 
 /**
  * Parses the CLI flags, with the environment as fallback; `undefined` means `--help` was asked.
@@ -45,6 +48,7 @@ export function parseCliOptions(argv: string[], env: Record<string, string | und
         host: { type: "string" },
         "redis-url": { type: "string" },
         token: { type: "string" },
+        cluster: { type: "boolean" },
         "max-body-bytes": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -65,6 +69,7 @@ export function parseCliOptions(argv: string[], env: Record<string, string | und
     port: integer("--port", values.port ?? "8079", 0, 65535),
     host: values.host ?? "127.0.0.1",
     redisUrl,
+    cluster: values.cluster ?? false,
     token,
     maxBodyBytes: integer("--max-body-bytes", values["max-body-bytes"] ?? String(MAX_REQUEST_BYTES), 1, Number.MAX_SAFE_INTEGER),
   };

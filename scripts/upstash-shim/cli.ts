@@ -14,7 +14,7 @@ async function main() {
     console.warn(`upstash-shim: warning: listening on ${options.host}, reachable from other machines; anyone with the token can run commands on ${maskCredentials(options.redisUrl)}`);
   }
   const shim = await startShim(options);
-  console.log(`upstash-shim: listening on ${shim.url} (Redis ${maskCredentials(options.redisUrl)})`);
+  console.log(`upstash-shim: listening on ${shim.url} (${options.cluster ? "Redis Cluster via" : "Redis"} ${maskCredentials(options.redisUrl)})`);
   const stop = () => void shim.close().then(() => process.exit(0));
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);

@@ -12,8 +12,10 @@ export type { ShimFaults, ShimStats } from "./server.ts";
 
 /** Options of {@link startShim}. */
 export interface ShimOptions {
-  /** The Redis behind the shim, `redis://host:port` (or `rediss://`). */
+  /** The Redis behind the shim, `redis://host:port` (or `rediss://`); with `cluster`, any node of it. */
   redisUrl: string;
+  /** `redisUrl` is a node of a Redis Cluster (README, "Redis Cluster"). @default false */
+  cluster?: boolean;
   /** The bearer token clients must send (§2). Required: the shim never runs open. */
   token: string;
   /** @default 0 (a free port) */
@@ -48,7 +50,7 @@ export interface Shim {
 export async function startShim(options: ShimOptions): Promise<Shim> {
   if (!options.token) throw new Error("startShim: a non-empty token is required");
   const { port = 0, host = "127.0.0.1", maxBodyBytes = MAX_REQUEST_BYTES } = options;
-  const redis = connectRedis(options.redisUrl);
+  const redis = connectRedis(options.redisUrl, { cluster: options.cluster });
   const stats = createStats();
   const faults: ShimFaults = {};
   const clearFaults = () => Object.assign(faults, { delayMs: undefined, status: undefined });

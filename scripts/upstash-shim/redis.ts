@@ -1,11 +1,12 @@
 /**
- * @module The only code that talks to Redis: ioredis over RESP2 (upstash-rest.md §4.1), raw
- * `Buffer` replies so that binary values round-trip exactly. All requests share one connection,
- * pipelined: the shim refuses every command that blocks or changes connection state (§13), so
+ * @module The only code that connects to Redis (cluster.ts routes over it): ioredis over RESP2
+ * (upstash-rest.md §4.1), raw `Buffer` replies so that binary values round-trip exactly. All
+ * requests share one connection (one per master on a cluster), pipelined: the shim refuses every command that blocks or changes connection state (§13), so
  * sharing is safe. A request is executed exactly once: no offline queue, no resending of
  * in-flight commands after a reconnect (§11.5: a replay could count one request twice).
  */
-import { Command as IoCommand, Redis, ReplyError } from "ioredis";
+import { Cluster, Command as IoCommand, Redis, ReplyError } from "ioredis";
+import { clusterSender, CROSSSLOT, runPipelineOnCluster, type Send, transactionSlot } from "./cluster.ts";
 import type { Command, Reply } from "./protocol.ts";
 
 /** Redis could not be reached, or the connection broke mid-command: a 5xx for the HTTP client. */
@@ -39,61 +40,92 @@ export interface RedisLink {
   close(): Promise<void>;
 }
 
+/** Options of {@link connectRedis}. */
+export interface ConnectOptions {
+  /** `redisUrl` is one node (any) of a Redis Cluster: route each command to its slot's master. */
+  cluster?: boolean;
+}
+
+/** A local Redis: retry often, recover fast. */
+const retryStrategy = (attempt: number) => Math.min(attempt * 50, 500);
+
+/** What every connection to a Redis node uses, a cluster's included. */
+const NODE_OPTIONS = {
+  // Reject in-flight commands when the connection drops, and never resend them.
+  maxRetriesPerRequest: 0,
+  autoResendUnfulfilledCommands: false,
+  // Integers as digits: exact beyond 2^53, and distinguishable from bulk strings (Buffers).
+  stringNumbers: true,
+  connectionName: "ratewall-upstash-shim",
+};
+
 /**
- * Connects to `redisUrl` (`redis://` or `rediss://`) and keeps reconnecting in the background.
+ * Connects to `redisUrl` (`redis://` or `rediss://`) and keeps reconnecting in the background;
+ * with `cluster`, to the Redis Cluster that node belongs to.
  *
  * @example
  * const link = connectRedis("redis://127.0.0.1:6379");
  * const [reply] = await link.run([{ name: "PING", args: [] }]); // → Buffer "PONG"
  */
-export function connectRedis(redisUrl: string): RedisLink {
-  const options = {
-    lazyConnect: true,
-    // Fail fast while Redis is down instead of queueing (a down Redis → 5xx at once).
-    enableOfflineQueue: false,
-    // Reject in-flight commands when the connection drops, and never resend them.
-    maxRetriesPerRequest: 0,
-    autoResendUnfulfilledCommands: false,
-    // Integers as digits: exact beyond 2^53, and distinguishable from bulk strings (Buffers).
-    stringNumbers: true,
-    connectionName: "ratewall-upstash-shim",
-    retryStrategy: (attempt: number) => Math.min(attempt * 50, 500), // A local Redis: retry often, recover fast.
-  };
-  const redis = new Redis(redisUrl, options);
+export function connectRedis(redisUrl: string, options: ConnectOptions = {}): RedisLink {
+  const client: Redis | Cluster = options.cluster
+    ? new Cluster([seedNode(redisUrl)], {
+        lazyConnect: true,
+        // Not for a down cluster (`whenReady` refuses then) but for a node's first connection:
+        // ioredis connects it on its first command, and would reject the ones sent meanwhile.
+        enableOfflineQueue: true,
+        // 0: a command whose connection closed is not sent again elsewhere (a replay could count twice).
+        retryDelayOnFailover: 0,
+        clusterRetryStrategy: retryStrategy,
+        redisOptions: { ...NODE_OPTIONS, ...credentials(redisUrl) },
+      })
+    : // Fail fast while Redis is down instead of queueing (a down Redis → 5xx at once).
+      new Redis(redisUrl, { ...NODE_OPTIONS, lazyConnect: true, enableOfflineQueue: false, retryStrategy });
   // The last connection error says why better than ioredis's "Stream isn't writeable…".
   let lastError: unknown;
-  redis.on("error", (error) => (lastError = error)); // Reported per request as 5xx; reconnection is automatic.
+  client.on("error", (error) => (lastError = error)); // Reported per request as 5xx; reconnection is automatic.
   let majorVersion: number | undefined;
-  redis.on("ready", () => {
+  client.on("ready", () => {
     lastError = undefined;
-    redis.info("server").then((info) => (majorVersion = Number(/redis_version:(\d+)/.exec(info)?.[1]) || undefined), () => {});
+    client.info("server").then((info) => (majorVersion = Number(/redis_version:(\d+)/.exec(info)?.[1]) || undefined), () => {});
   });
-  const ready = redis.connect().catch(() => {});
+  const ready = client.connect().catch(() => {});
 
-  const send = (command: Command): Promise<Outcome> =>
+  const send: Send = (command, via = (io) => client.sendCommand(io)) =>
     // Upper-case names also keep ioredis's reply transformers (e.g. hgetall → object) away.
-    (redis.sendCommand(new IoCommand(command.name, command.args, { replyEncoding: null })) as Promise<Reply>).catch(
-      (error: unknown) => {
-        if (error instanceof ReplyError) return error as Error;
-        throw new RedisUnavailableError(lastError ?? error);
-      },
-    );
+    (via(new IoCommand(command.name, command.args, { replyEncoding: null })) as Promise<Reply>).catch((error: unknown) => {
+      if (error instanceof ReplyError) return error as Error;
+      throw new RedisUnavailableError(lastError ?? error);
+    });
 
   // All or nothing: before the ready check completes, ioredis would still write commands flagged
   // "loading" (MULTI, EXEC, PUBLISH…) and reject the others, which could run half a transaction.
-  const sendAll = (commands: Command[]): Promise<Outcome[]> => {
-    if (redis.status !== "ready") {
-      return Promise.reject(new RedisUnavailableError(lastError ?? new Error(`the connection is ${redis.status}`)));
-    }
-    return Promise.all(commands.map(send));
-  };
+  const whenReady = <T>(run: () => Promise<T>): Promise<T> =>
+    client.status === "ready"
+      ? run()
+      : Promise.reject(new RedisUnavailableError(lastError ?? new Error(`the connection is ${client.status}`)));
+
+  const cluster = client instanceof Cluster ? client : undefined;
+  const sendOne = cluster ? clusterSender(cluster, send) : send;
+  const run = (commands: Command[]) =>
+    whenReady(() => (cluster ? runPipelineOnCluster(commands, sendOne) : Promise.all(commands.map((command) => send(command)))));
 
   return {
     ready,
     majorVersion: () => majorVersion,
-    run: sendAll,
+    run,
     async transaction(commands) {
-      const outcomes = await sendAll([{ name: "MULTI", args: [] }, ...commands, { name: "EXEC", args: [] }]);
+      const wrapped = [{ name: "MULTI", args: [] }, ...commands, { name: "EXEC", args: [] }];
+      let outcomes: Outcome[];
+      if (cluster) {
+        const slot = transactionSlot(commands);
+        if (slot === CROSSSLOT) throw new TransactionDiscardedError(CROSSSLOT);
+        // ioredis's own cluster pipelines do this: one { slot } target pins every command to one connection.
+        const target = { slot };
+        outcomes = await whenReady(() => Promise.all(wrapped.map((command) => send(command, (io) => cluster.sendCommand(io, undefined, target)))));
+      } else {
+        outcomes = await run(wrapped);
+      }
       const exec = outcomes.at(-1);
       if (exec instanceof Error) {
         // EXECABORT: report it with the first queue-time error, the more informative of the two (§8).
@@ -102,9 +134,29 @@ export function connectRedis(redisUrl: string): RedisLink {
       }
       return exec as Outcome[];
     },
-    subscriber: () => redis.duplicate({ lazyConnect: false, enableOfflineQueue: true }),
+    // Plain PUBLISH reaches every node of a cluster, so one connection to the seed node hears it all.
+    subscriber: () =>
+      client instanceof Redis
+        ? client.duplicate({ lazyConnect: false, enableOfflineQueue: true })
+        : new Redis(redisUrl, { ...NODE_OPTIONS, enableOfflineQueue: true, retryStrategy }),
     close: async () => {
-      redis.disconnect();
+      client.disconnect();
     },
+  };
+}
+
+/** The seed node of a cluster URL; the credentials go to every node instead ({@link credentials}). */
+function seedNode(redisUrl: string): { host: string; port: number } {
+  const url = new URL(redisUrl);
+  return { host: url.hostname.replace(/^\[|\]$/g, ""), port: Number(url.port || 6379) };
+}
+
+/** The user, password and TLS of a `redis://` or `rediss://` URL, for each node of a cluster. */
+function credentials(redisUrl: string) {
+  const url = new URL(redisUrl);
+  return {
+    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+    ...(url.protocol === "rediss:" ? { tls: {} } : {}),
   };
 }

@@ -27,9 +27,13 @@ export interface Harness {
 
 export const TOKEN = "limiter-tests-token";
 
-export async function startHarness(): Promise<Harness> {
-  const redisUrl = inject("redisUrl");
-  const shim = await startShim({ redisUrl, token: TOKEN, port: 0 });
+/**
+ * Starts the harness on the test Redis, or on `target` (with `cluster`, a Redis Cluster's seed
+ * node; `redis` is then that node alone).
+ */
+export async function startHarness(target: { redisUrl: string; cluster?: boolean } = { redisUrl: inject("redisUrl") }): Promise<Harness> {
+  const { redisUrl, cluster } = target;
+  const shim = await startShim({ redisUrl, cluster, token: TOKEN, port: 0 });
   const runner = createRedisRunner({ url: shim.url, token: TOKEN, timeoutMs: 10_000 });
   const redis = new Redis(redisUrl, { lazyConnect: false });
   const prefix = () => `t${randomUUID().slice(0, 8)}`;
@@ -61,3 +65,21 @@ export async function startHarness(): Promise<Harness> {
 
 /** A `now` well inside a window: tests pin edges relative to it. 1_700_000_000_000 is a multiple of every window used. */
 export const T0 = 1_700_000_000_000;
+
+/** How many decisions {@link hammer} makes. */
+export const DECISIONS = 1_000;
+const IN_FLIGHT = 50; // bounded load on a shared 2-core machine
+
+/** {@link DECISIONS} decisions for one client at one pinned instant, at most {@link IN_FLIGHT} at a time; how many were allowed. */
+export async function hammer(limiter: Limiter): Promise<number> {
+  let started = 0;
+  let allowed = 0;
+  const worker = async () => {
+    while (started < DECISIONS) {
+      started++;
+      if ((await limiter.limit({ client: "crowd", scope: "", now: T0 + 123 })).allowed) allowed++;
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  return allowed;
+}

@@ -1,0 +1,123 @@
+import { Redis as Upstash } from "@upstash/redis";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startRedisCluster, type RedisCluster } from "../../../scripts/local/redis-cluster.ts";
+import { algorithmNames } from "../../../src/limiter/index.ts";
+import type { Rule } from "../../../src/limiter/types.ts";
+import { DECISIONS, hammer, startHarness, T0, TOKEN, type Harness } from "./harness.ts";
+
+let cluster: RedisCluster | undefined;
+let h: Harness | undefined;
+let masters: Redis[] = [];
+beforeAll(async () => {
+  cluster = await startRedisCluster({ masters: 3 });
+  masters = cluster.nodes.map((node) => new Redis(node.url));
+  h = await startHarness({ redisUrl: cluster.seedUrl, cluster: true });
+}, 60_000);
+afterAll(async () => {
+  // Each step runs even when an earlier one (or beforeAll) failed: nothing is left running.
+  await Promise.allSettled([h?.close(), ...masters.map(async (master) => master.disconnect())]);
+  await cluster?.stop();
+});
+
+const harness = () => h!;
+/** One request to the shim; status and parsed body. */
+async function call(path: string, body: unknown) {
+  const res = await fetch(`${harness().shim.url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${TOKEN}` },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as unknown };
+}
+const CROSSSLOT = "CROSSSLOT Keys in request don't hash to the same slot";
+
+const routes: Array<[string, Rule[]]> = [
+  ...algorithmNames.map((algorithm): [string, Rule[]] => [algorithm, [{ name: "default", algorithm, limit: 100, windowMs: 60_000 }]]),
+  [
+    `a route with all ${algorithmNames.length} algorithms`,
+    algorithmNames.map((algorithm) => ({ name: algorithm, algorithm, limit: 100, windowMs: 60_000 })),
+  ],
+];
+
+describe("1,000 concurrent decisions for one client through the shim on a three-master Redis Cluster, limit 100", () => {
+  for (const [label, rules] of routes) {
+    it(`allow exactly 100 with ${label}`, async () => {
+      const allowed = await hammer(harness().limiter(rules));
+      console.log(`cluster: ${label}: ${allowed} of ${DECISIONS} admitted`);
+      expect(allowed).toBe(100);
+    }, 60_000);
+  }
+});
+
+describe("the keys of many clients on a three-master Redis Cluster", () => {
+  const CLIENTS = 300;
+  let prefix = "";
+
+  it(`spread over every master after ${CLIENTS} clients`, async () => {
+    const limiter = harness().limiter([{ name: "default", algorithm: "fixed-window", limit: 10, windowMs: 60_000 }]);
+    prefix = limiter.prefix;
+    for (let i = 0; i < CLIENTS; i += 50) {
+      const batch = Array.from({ length: 50 }, (_, j) => limiter.limit({ client: `client-${i + j}`, scope: "", now: T0 }));
+      expect((await Promise.all(batch)).every((decision) => decision.allowed)).toBe(true);
+    }
+    const perMaster = await Promise.all(masters.map(async (master) => (await master.keys(`${prefix}:*`)).length));
+    console.log(`cluster: keys of ${CLIENTS} clients per master: ${perMaster.join(", ")}`);
+    expect(perMaster.every((count) => count > 0)).toBe(true);
+    expect(perMaster.reduce((a, b) => a + b)).toBe(CLIENTS);
+  });
+
+  it("are all seen by KEYS and SCAN through @upstash/redis, and DBSIZE is the sum over the masters", async () => {
+    const redis = new Upstash({ url: harness().shim.url, token: TOKEN, enableAutoPipelining: false, retry: { retries: 0 } });
+    expect((await redis.keys(`${prefix}:*`)).length).toBe(CLIENTS);
+    const scanned = new Set<string>();
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, { match: `${prefix}:*`, count: 100 });
+      cursor = String(next);
+      keys.forEach((key) => scanned.add(key));
+    } while (cursor !== "0");
+    expect(scanned.size).toBe(CLIENTS);
+    const sizes = await Promise.all(masters.map((master) => master.dbsize()));
+    expect(await redis.dbsize()).toBe(sizes.reduce((a, b) => a + b));
+  });
+});
+
+describe("the shim's answers on a Redis Cluster", () => {
+  it("answers a command whose keys span slots with Redis's CROSSSLOT error as a 400", async () => {
+    expect(await call("/", ["MSET", "{a}k", "1", "{b}k", "2"])).toEqual({ status: 400, body: { error: CROSSSLOT } });
+  });
+
+  it("refuses a transaction whose keys span slots with CROSSSLOT, and runs one whose keys share a slot", async () => {
+    expect(await call("/multi-exec", [["SET", "{tx-a}k", "1"], ["SET", "{tx-b}k", "2"]])).toEqual({ status: 400, body: { error: CROSSSLOT } });
+    expect(await call("/multi-exec", [["SET", "{tx-a}k", "1"], ["INCR", "{tx-a}k"], ["GET", "{tx-a}n"]])).toEqual({
+      status: 200,
+      body: [{ result: "OK" }, { result: 2 }, { result: null }],
+    });
+  });
+
+  it("runs a pipeline across slots command by command on each key's master, with one result per command in order", async () => {
+    const pipeline = [["SET", "{p-a}k", "1"], ["SET", "{p-b}k", "x"], ["INCR", "{p-a}k"], ["INCR", "{p-b}k"], ["PING"], ["GET", "{p-a}k"], ["MGET", "{p-a}k", "{p-b}k"]];
+    expect(await call("/pipeline", pipeline)).toEqual({
+      status: 200,
+      body: [
+        { result: "OK" },
+        { result: "OK" },
+        { result: 2 },
+        { error: "ERR value is not an integer or out of range" },
+        { result: "PONG" },
+        { result: "2" },
+        { error: CROSSSLOT },
+      ],
+    });
+  });
+
+  it("loads a script on every master, so EVALSHA finds it wherever its key lands", async () => {
+    const loaded = await call("/", ["SCRIPT", "LOAD", "return redis.call('INCR', KEYS[1])"]);
+    const sha = (loaded.body as { result: string }).result;
+    expect(await Promise.all(masters.map((master) => master.script("EXISTS", sha)))).toEqual(masters.map(() => [1]));
+    expect(await call("/", ["SCRIPT", "EXISTS", sha, "0".repeat(40)])).toEqual({ status: 200, body: { result: [1, 0] } });
+    const replies = await Promise.all(Array.from({ length: 12 }, (_, i) => call("/", ["EVALSHA", sha, 1, `{script-${i}}n`])));
+    expect(replies).toEqual(replies.map(() => ({ status: 200, body: { result: 1 } })));
+  });
+});
