@@ -52,6 +52,7 @@ const route = fc.record(
     name: mostly(fc.constantFrom("login", "api", "v1")),
     origin: mostly(fc.constantFrom("https://origin.example", "http://127.0.0.1:1"), fc.constantFrom("ftp://x", "not a url", "")),
     rules: fc.oneof(rule, fc.array(rule, { maxLength: 4 })),
+    tiers: mostly(fc.constantFrom("free", "pro"), fc.constantFrom("gold", "", 1)),
     algorithm: mostly(fc.constantFrom("fixed-window", "sliding-log", "sliding-window", "sliding-window-approx", "token-bucket"), fc.constant("leaky")),
     key: mostly(keySource, fc.oneof(fc.constantFrom("header:", "header:bad name", "query:a&b", "cookie", "cf:city"), fc.array(fc.oneof(keyPart, junk), { maxLength: 5 }))),
     methods: mostly(fc.uniqueArray(fc.constantFrom("GET", "post", "Put", "DELETE", "patch"), { minLength: 1, maxLength: 3 }), fc.constantFrom([], ["FETCH"], ["GET", "get"], "GET")),
@@ -88,6 +89,7 @@ const vars: fc.Arbitrary<Vars> = fc.record({
   ORIGIN_TIMEOUT_MS: number(1, 300_000),
   ADMIN_TOKEN: optional(mostly(fc.constant("admin-token-for-the-fuzz-0123456789"), fc.constantFrom("short", " ", "x".repeat(31)))),
   ANALYTICS_CLIENT: choice(["hashed", "plain", "none"], ["sha256", "HASHED"]),
+  TIERS: optional(mostly(fc.constant({ free: "100/1h", pro: ["5000/1h", "100/1s"] }), fc.oneof(fc.constantFrom("{}", "[]", '{"Free": "1/1s"}', '{"free": "1/1 s"}'), junk))),
   ALLOW: listVariable,
   DENY: listVariable,
 });
@@ -100,7 +102,7 @@ const request = fc.record({
   cookie: fc.oneof(fc.constant(""), fc.constantFrom("sid=abc", "a=1; sid=x%20y", "sid=", "sid", ";;=;"), fc.string({ maxLength: 40 }).filter((s) => /^[\x20-\x7e]*$/.test(s))),
 });
 
-const SOURCE = new RegExp(`^(${VARIABLES.join("|")})(\\[\\d+\\]|\\.[a-z]+)*: \\S`);
+const SOURCE = new RegExp(`^(${VARIABLES.join("|")})(\\[\\d+\\]|\\.[a-z0-9_.-]+)*: \\S`);
 
 describe("a fuzz of ROUTES and the other variables", () => {
   it("Should either refuse the configuration with a ConfigError that names the variable, or answer every request without an exception", async () => {
