@@ -54,12 +54,18 @@ describe("npm run bench at its smallest size", () => {
     }
   });
 
-  it("Should account for every request of the accuracy test", () => {
+  it("Should account for every request of the accuracy test, and admit exactly the limit", () => {
     if (results.sections.accuracy.status !== "ok") throw new Error("accuracy not measured");
     const { rows, requests, limit } = results.sections.accuracy.data;
     for (const row of rows) {
       expect(row.admitted + row.refused + row.other).toBe(requests);
-      expect(row.admitted).toBeGreaterThanOrEqual(limit);
+      expect({ contender: row.contender, algorithm: row.algorithm, admitted: row.admitted }).toEqual({ contender: row.contender, algorithm: row.algorithm, admitted: limit });
     }
+  });
+
+  it("Should decide static lists with no Redis call, and dynamic lists and tiers in one, where the peer's tiers take two", () => {
+    if (results.sections.policy.status !== "ok") throw new Error("policy not measured");
+    const requests = Object.fromEntries(results.sections.policy.data.rows.map((row) => [`${row.contender} ${row.scenario}`, row.requests]));
+    expect(requests).toEqual({ "ratewall static deny": 0, "ratewall dynamic deny": 1, "ratewall dynamic allow": 1, "ratewall tiers": 1, "peer tiers": 2 });
   });
 });

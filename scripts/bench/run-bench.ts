@@ -21,6 +21,7 @@ import { measureAccuracy } from "./sections/accuracy.ts";
 import { measureBundleSizes } from "./sections/bundle-size.ts";
 import { measureEdgeBurst } from "./sections/edge-burst.ts";
 import { measureMemory } from "./sections/memory.ts";
+import { measurePolicy } from "./sections/policy.ts";
 import { measureRoundTrips } from "./sections/round-trips.ts";
 import { measureShimVsRedis } from "./sections/shim-vs-redis.ts";
 import { measureThroughput } from "./sections/throughput.ts";
@@ -83,6 +84,7 @@ export async function runBench(options: RunOptions): Promise<BenchResults> {
         edgeBurst: await guard(() => measureEdgeBurst(ctx)),
         memory: await guard(() => measureMemory(ctx)),
         trace: await guard(() => measureTrace(ctx)),
+        policy: await guard(() => measurePolicy(ctx)),
       };
       const missing: Record<string, string> = ratewallMissing ? { worker: ratewallMissing } : {};
       const results: BenchResults = {

@@ -52,6 +52,7 @@ export function renderReport(results: BenchResults, charts: Chart[]): string {
     ...memory(results, image),
     ...bundles(results, image),
     ...trace(results, image),
+    ...policy(results),
   ].join("\n");
 }
 
@@ -212,5 +213,24 @@ function trace(results: BenchResults, image: Image): string[] {
       ),
       "",
       image("trace.svg"),
+    ]);
+}
+
+function policy(results: BenchResults): string[] {
+  return part(results, "policy", "9. What policy costs: lists and tiers",
+    "REST requests per decision, counted at the shim, each decision a fresh client: *static deny*, a client on a route's `deny` list (decided in the Worker); " +
+      "*dynamic deny* and *dynamic allow*, a client given an entry through the admin API's store beforehand (read by the deciding script); " +
+      "*tiers*, a client moved to the `pro` tier beforehand (ratewall: read by the deciding script; the peer: `@upstash/ratelimit` has one global `dynamicLimits` value, so a per-client tier is a GET of the client's tier, then that tier's `Ratelimit`). " +
+      "Then the cost of matching one address against a static list, in this process (`src/lists`): the median over interleaved rounds of ns per match, 10 entries against 10,000.",
+    (data) => [
+      table(
+        ["limiter", "scenario", "REST requests", "Worker answers"],
+        data.rows.map((r) => [r.contender, r.scenario, num(r.requests), Object.entries(r.statuses).map(([status, n]) => `${n}×${status}`).join(", ")]),
+      ),
+      "",
+      `Per decision, averaged over ${data.decisions} decisions.`,
+      "",
+      table(["static list", "ns per match"], data.matchNs.map((m) => [`${int(m.entries)} entries`, num(m.ns, 0)])),
+      "",
     ]);
 }

@@ -5,6 +5,7 @@ import type { AccuracyData } from "../sections/accuracy.ts";
 import type { BundleData } from "../sections/bundle-size.ts";
 import type { EdgeBurstData } from "../sections/edge-burst.ts";
 import type { MemoryData } from "../sections/memory.ts";
+import type { PolicyData } from "../sections/policy.ts";
 import type { RoundTripData } from "../sections/round-trips.ts";
 import type { ShimVsRedisData } from "../sections/shim-vs-redis.ts";
 import type { ThroughputData } from "../sections/throughput.ts";
@@ -36,6 +37,7 @@ export interface BenchResults {
     memory: Outcome<MemoryData>;
     bundles: Outcome<BundleData>;
     trace: Outcome<TraceData>;
+    policy: Outcome<PolicyData>;
   };
 }
 

@@ -53,21 +53,37 @@ export function benchRoutes(accuracyLimit: number): BenchRoute[] {
   ];
 }
 
-/** ratewall's bindings for these routes: `RATE_LIMIT`, `RATE_LIMIT_ALGORITHM`, `ROUTES`. */
+/** The policy section's paths (section 9): a static deny list, dynamic entries, tiers. */
+export const POLICY = { staticDeny: "/pol/static-deny", dynamic: "/pol/dynamic", tiers: "/pol/tiers" } as const;
+
+/** The static deny list's clients: 198.51.100.0/24 (RFC 5737 documentation space). */
+export const STATIC_DENY_PREFIX = "198.51.100";
+
+/** Both limiters' tiers on `POLICY.tiers`: unreachable limits, so every decision is a real one. */
+const benchTiers = { free: { limit: unreachable, windowMs: hour }, pro: { limit: unreachable, windowMs: 60_000 } };
+
+/** ratewall's bindings for these routes: `RATE_LIMIT`, `RATE_LIMIT_ALGORITHM`, `ROUTES`, `TIERS`. */
 export function ratewallRouteBindings(routes: readonly BenchRoute[]): Record<string, string> {
-  const list = routes.map((route) => ({
-    pattern: `*${route.path}*`,
-    algorithm: route.algorithm,
-    rules: route.rules.map((rule, i) => ({ name: `r${i}`, limit: rule.limit, window: `${rule.windowMs}ms` })),
-  }));
+  const rulesOf = (rules: readonly BenchRule[]) => rules.map((rule, i) => ({ name: `r${i}`, limit: rule.limit, window: `${rule.windowMs}ms` }));
+  const list: object[] = routes.map((route) => ({ pattern: `*${route.path}*`, algorithm: route.algorithm, rules: rulesOf(route.rules) }));
+  const one = rulesOf([{ limit: unreachable, windowMs: hour }]);
+  list.push(
+    { pattern: `*${POLICY.staticDeny}*`, rules: one, deny: [`ip:${STATIC_DENY_PREFIX}.0/24`] },
+    { pattern: `*${POLICY.dynamic}*`, rules: one },
+    { pattern: `*${POLICY.tiers}*`, tiers: "free" },
+  );
   return {
     RATE_LIMIT: `${unreachable}/${hour}ms`,
     RATE_LIMIT_ALGORITHM: "fixed-window",
     ROUTES: JSON.stringify(list),
+    TIERS: JSON.stringify(Object.fromEntries(Object.entries(benchTiers).map(([tier, rule]) => [tier, rulesOf([rule])]))),
   };
 }
 
-/** The peer Worker's `PEER_ROUTES` for these routes (sliding-log routes left out), default `/`. */
+/**
+ * The peer Worker's `PEER_ROUTES` for these routes (sliding-log routes left out), default `/`,
+ * and `PEER_TIERS`: per path, a `Ratelimit` per tier, chosen by the client's tier in Redis.
+ */
 export function peerRouteBindings(routes: readonly BenchRoute[]): Record<string, string> {
   const config: Record<string, Array<BenchRule & { algorithm: AlgorithmName }>> = {
     "/": [{ algorithm: "fixed-window", limit: unreachable, windowMs: hour }],
@@ -77,5 +93,6 @@ export function peerRouteBindings(routes: readonly BenchRoute[]): Record<string,
       config[route.path] = route.rules.map((rule) => ({ algorithm: route.algorithm, ...rule }));
     }
   }
-  return { PEER_ROUTES: JSON.stringify(config) };
+  const tiers = Object.fromEntries(Object.entries(benchTiers).map(([tier, rule]) => [tier, { algorithm: "fixed-window", ...rule }]));
+  return { PEER_ROUTES: JSON.stringify(config), PEER_TIERS: JSON.stringify({ [POLICY.tiers]: tiers }) };
 }

@@ -20,6 +20,7 @@ type Row = [measure: string, ratewall: string, peer: string, note: string];
 export function summaryTable(results: BenchResults): string {
   const rows: Row[] = [
     ...roundTripRows(results),
+    ...policyRows(results),
     ...throughputRows(results),
     ...shimRows(results),
     ...accuracyRows(results),
@@ -53,6 +54,25 @@ function roundTripRows({ sections }: BenchResults): Row[] {
       `ratewall/peer: allowed ${ratio(wire("ratewall", "allowed")! / wire("peer", "allowed")!)}, two rules ${ratio(wire("ratewall", "two-rules")! / wire("peer", "two-rules")!)}; ` +
         `floor (one PING) ${int(floor)} B, ratewall/floor allowed ${ratio(wire("ratewall", "allowed")! / floor!)}`,
     ],
+  ];
+}
+
+function policyRows({ sections }: BenchResults): Row[] {
+  if (sections.policy.status !== "ok") return [skippedRow("REST requests per decision with lists and tiers", sections.policy.reason)];
+  const { rows, matchNs } = sections.policy.data;
+  const requests = (contender: "ratewall" | "peer", scenario: string) => {
+    const row = rows.find((r) => r.contender === contender && r.scenario === scenario);
+    return row ? num(row.requests, Number.isInteger(row.requests) ? 0 : 2) : "n/a";
+  };
+  const [small, large] = matchNs;
+  return [
+    [
+      "REST requests per decision: static deny / dynamic deny / dynamic allow / tiers",
+      ["static deny", "dynamic deny", "dynamic allow", "tiers"].map((scenario) => requests("ratewall", scenario)).join(" / "),
+      `– / – / – / ${requests("peer", "tiers")}`,
+      "the peer has no lists; its tiers are a GET, then the tier's limiter",
+    ],
+    ["Static list match, 10 / 10,000 entries", `${num(small?.ns, 0)} / ${num(large?.ns, 0)} ns`, "n/a", `10,000 entries / 10: ${ratio(large!.ns / small!.ns)}`],
   ];
 }
 

@@ -5,6 +5,10 @@
  * `pending` handed to `waitUntil`, and every option left at its default. A route with several
  * rules checks them in sequence and stops at the first refusal; unlike ratewall this is not
  * all-or-nothing (an earlier rule stays charged when a later one refuses).
+ *
+ * Per-client tiers (`PEER_TIERS`) as a user of `@upstash/ratelimit` would write them: its
+ * `dynamicLimits` is one global limit, so the client's tier is read with a GET of `peer-tier:<ip>`
+ * (default `free`), then that tier's `Ratelimit` decides: two requests per decision.
  */
 import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis/cloudflare";
@@ -24,11 +28,14 @@ export interface PeerEnv {
   UPSTASH_REDIS_REST_URL: string;
   UPSTASH_REDIS_REST_TOKEN: string;
   PEER_ROUTES: string;
+  /** Path prefix → tier → rule, e.g. `{"/pol/tiers":{"free":{…},"pro":{…}}}`. */
+  PEER_TIERS?: string;
 }
 
 type Routes = Array<[prefix: string, limiters: Ratelimit[]]>;
 
 let routes: Routes | undefined;
+let tiered: { redis: Redis; paths: Array<[prefix: string, tiers: Map<string, Ratelimit>]> } | undefined;
 
 function limiterFor(rule: PeerRule): Ratelimit["limiter"] {
   const window = `${rule.windowMs} ms` as const;
@@ -49,13 +56,26 @@ function buildRoutes(env: PeerEnv): Routes {
     ]);
 }
 
+function buildTiers(env: PeerEnv): NonNullable<typeof tiered> {
+  const redis = new Redis({ url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN });
+  const config = JSON.parse(env.PEER_TIERS ?? "{}") as Record<string, Record<string, PeerRule>>;
+  const paths = Object.entries(config).map(([prefix, tiers]): [string, Map<string, Ratelimit>] => [
+    prefix,
+    new Map(Object.entries(tiers).map(([tier, rule]) => [tier, new Ratelimit({ redis, limiter: limiterFor(rule), prefix: `peer:${prefix}:${tier}` })])),
+  ]);
+  return { redis, paths };
+}
+
 const app = new Hono<{ Bindings: PeerEnv }>();
 
 app.all("*", async (c) => {
   routes ??= buildRoutes(c.env);
+  tiered ??= buildTiers(c.env);
   const path = new URL(c.req.url).pathname;
-  const limiters = routes.find(([prefix]) => path.startsWith(prefix))?.[1] ?? [];
   const client = c.req.header("cf-connecting-ip") ?? "unknown";
+  const byTier = tiered.paths.find(([prefix]) => path.startsWith(prefix))?.[1];
+  const tier = byTier && ((await tiered.redis.get<string>(`peer-tier:${client}`)) ?? "free");
+  const limiters = byTier ? [byTier.get(tier!) ?? byTier.get("free")!] : (routes.find(([prefix]) => path.startsWith(prefix))?.[1] ?? []);
   for (const limiter of limiters) {
     const { success, reset, pending } = await limiter.limit(client);
     c.executionCtx.waitUntil(pending);
