@@ -1,7 +1,7 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
-// Two projects (design.md, "The local stack and the tests"): Node for the shim, the scripts and
+// Two projects (test/README.md): Node for the shim, the scripts and
 // the Lua against real Redis; workerd for the Worker, end to end. One globalSetup starts Redis,
 // the shim and the origin once, for both.
 export default defineConfig({

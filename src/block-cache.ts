@@ -1,5 +1,6 @@
 /**
- * @module The block cache (design.md, "Ask the block cache"): a client that Redis refused until
+ * @module The block cache (docs/architecture.md, "The request path", step 4): a client that
+ * Redis refused until
  * time T is refused again from isolate memory until T, without a Redis call, so that a client
  * hammering a closed window costs nothing. Bounded, least recently used first out; per isolate,
  * so each isolate learns a block on its own first refusal. Time is passed in.

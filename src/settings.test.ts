@@ -4,7 +4,7 @@ import { readSettings, settingsFor } from "./settings";
 const base = { UPSTASH_REDIS_REST_URL: "https://eu1-x.upstash.io", UPSTASH_REDIS_REST_TOKEN: "secret-token" };
 
 describe("readSettings", () => {
-  it("Should apply design.md's defaults when only the Redis endpoint is set", () => {
+  it("Should apply README.md's defaults when only the Redis endpoint is set", () => {
     const settings = readSettings(base);
     expect(settings.defaultRoute.rules).toEqual([{ name: "default", algorithm: "fixed-window", limit: 100, windowMs: 60_000 }]);
     expect(settings).toMatchObject({ failureMode: "open", keyPrefix: "rate", headers: "draft", ipv6Subnet: 64, trustedProxies: 0, routes: [] });

@@ -1,5 +1,5 @@
 /**
- * @module `readSettings(env)`: every variable of design.md's configuration table, read once,
+ * @module `readSettings(env)`: every variable of README.md's configuration table, read once,
  * validated, defaulted. A bad value throws a {@link ConfigError} naming the variable, the path
  * and the value; nothing falls back silently. The token never appears in a message.
  */

@@ -1,6 +1,6 @@
 /**
  * @module One rule, as written in `RATE_LIMIT` or in `ROUTES[i].rules[j]`, to a normalized
- * {@link Rule}. A rule is `"<count>/<window>"` for every algorithm (design.md, "The algorithms"),
+ * {@link Rule}. A rule is `"<count>/<window>"` for every algorithm (docs/architecture.md, "The algorithms"),
  * or an object when it needs a name, another algorithm, a token-bucket burst or sliding-window buckets.
  */
 import { algorithmNames } from "../limiter/registry";

@@ -1,5 +1,5 @@
 /**
- * @module The validated settings: what `readSettings(env)` makes of design.md's configuration
+ * @module The validated settings: what `readSettings(env)` makes of README.md's configuration
  * table. Every field is normalized (numbers are numbers, windows are ms) and carries its default.
  */
 import type { Rule } from "../limiter/types";

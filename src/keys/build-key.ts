@@ -1,5 +1,5 @@
 /**
- * @module The Redis key of one rule for one client (design.md, "The algorithms": key shapes).
+ * @module The Redis key of one rule for one client (docs/architecture.md, "Keys and hash tags").
  * Pure: the algorithm drivers append what depends on `now` (a window index).
  */
 

@@ -1,5 +1,5 @@
 /**
- * @module Who a request is counted against (design.md, "Identify the client").
+ * @module Who a request is counted against (docs/architecture.md, "The request path", step 3).
  *
  * - `CF-Connecting-IP` is the only trusted source on Cloudflare. `X-Forwarded-For` is
  *   client-controlled and is read only when `TRUSTED_PROXIES` says how many proxies of yours, in

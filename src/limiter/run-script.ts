@@ -1,7 +1,8 @@
 /**
  * @module Runs a pinned script: EVALSHA first, EVAL only when Redis answers NOSCRIPT (upstash's
- * `safeEval`; upstash-rest.md §9.3). Any other failure is thrown as is: an EVAL is never replayed
- * after an ambiguous failure, since a replay can count one request twice (design.md, step 6).
+ * `safeEval`; docs/shim.md §9.3). Any other failure is thrown as is: an EVAL is never replayed
+ * after an ambiguous failure, since a replay can count one request twice (docs/architecture.md,
+ * "Failure modes").
  */
 import type { LimiterScript } from "./assemble-script";
 import type { ScriptRunner } from "./types";

@@ -1,18 +1,20 @@
 /**
  * @module The Upstash REST transport behind the limiter's {@link ScriptRunner}: EVALSHA and EVAL
  * in `@upstash/redis`'s exact wire form (`["evalsha", sha1, numkeys, ...keys, ...args]` to `POST /`,
- * upstash-rest.md §9.1), one `fetch` per command.
+ * docs/shim.md §9.1), one `fetch` per command.
  *
  * Why not `@upstash/redis` itself (read in node_modules/@upstash/redis, 1.39.0, `pkg/http.ts`;
  * its command classes are type-only exports, so only its `Redis` + `HttpClient` could be used):
  * - It replays a rejected `fetch` (reset, refused): 6 tries by default and still 2 with
- *   `retry: false` (upstash-rest.md §11.5); only `retry: { retries: 0 }` makes it one. A rejected
+ *   `retry: false` (docs/shim.md §11.5); only `retry: { retries: 0 }` makes it one. A rejected
  *   fetch is ambiguous (the script may have run), and a replay can count one request twice
- *   (design.md, step 6), so we make exactly one try and never retry.
- * - It calls the global `fetch`, so the Redis calls cannot get their own `fetch` (style.md §12).
+ *   (docs/architecture.md, "Failure modes"), so we make exactly one try and never retry.
+ * - It calls the global `fetch`, so the Redis calls cannot get their own `fetch` (each outbound
+ *   dependency gets its own: `redisFetch` and `originFetch` in src/app.ts).
  * - Its errors drop the HTTP status: a 5xx could not be told from a Redis error reply.
  *
- * And the client's defaults, each off here because each costs on the hot path (design.md, step 4):
+ * And the client's defaults, each off here because each costs on the hot path
+ * (docs/architecture.md, "The Redis transport"):
  * - `Upstash-Encoding: base64`: the reply is a short array of integers; base64 would only add
  *   bytes and a decode of every string.
  * - auto-pipelining: a decision is one command; batching to `/pipeline` adds a microtask of
@@ -72,7 +74,7 @@ function createRequest({ url, token, timeoutMs, fetch: fetchImpl }: RedisRunnerO
       throw new RedisRestError("network", command, cause instanceof Error ? cause.message : String(cause), undefined, { cause });
     }
     const parsed = parseBody(text);
-    // upstash-rest.md §4: a Redis error reply is 400 {"error": "..."}; anything else non-2xx is HTTP.
+    // docs/shim.md §4: a Redis error reply is 400 {"error": "..."}; anything else non-2xx is HTTP.
     if (status === 400 && typeof parsed?.error === "string") throw new RedisRestError("reply", command, parsed.error, status);
     if (status < 200 || status > 299 || parsed === undefined || !("result" in parsed)) {
       const detail = typeof parsed?.error === "string" ? parsed.error : `unexpected body ${JSON.stringify(text.slice(0, 100))}`;

@@ -40,7 +40,7 @@ function countingFetch(traffic: Traffic): typeof fetch {
 const DECISIONS = 20;
 const newTraffic = (): Traffic => ({ requests: 0, paths: new Set(), requestBytes: 0, responseBytes: 0 });
 
-describe("What the client's defaults cost per decision (design.md, request path step 4)", () => {
+describe("What the client's defaults cost per decision (docs/architecture.md, section 6, The Redis transport)", () => {
   it("Should cost fewer bytes with our runner than with @upstash/redis's defaults, for the same reply", async () => {
     const { sha1, source } = fixedWindow.script;
     const call = (i: number): [string[], string[]] => {
@@ -70,7 +70,7 @@ describe("What the client's defaults cost per decision (design.md, request path 
   });
 });
 
-describe("Why the runner does not use @upstash/redis's HttpClient: its retries (upstash-rest.md §11.5)", () => {
+describe("Why the runner does not use @upstash/redis's HttpClient: its retries (docs/shim.md §11.5)", () => {
   /** Tries the client makes for one EVALSHA when every fetch is rejected (a reset connection). */
   async function triesWith(retry: RedisConfigNodejs["retry"]): Promise<number> {
     let tries = 0;
