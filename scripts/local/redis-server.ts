@@ -1,7 +1,7 @@
 /**
  * @module Starts a throwaway `redis-server` for the tests and the local stack: a free port on
  * 127.0.0.1, a temporary directory, no persistence. It never touches a Redis it did not start
- * (design.md: "a machine may have a shared one on 6379").
+ * (a machine may have a shared one on 6379; README.md, "Quick start").
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { WORKER_VARIABLES, workerVarArgs } from "./worker-vars.ts";
 
 describe("the variables npm start hands to the Worker", () => {
-  it("covers every variable of design.md's configuration table", () => {
+  it("covers every variable of README.md's configuration table", () => {
     for (const name of ["UPSTASH_REDIS_REST_URL", "UPSTASH_REDIS_REST_TOKEN", "RATE_LIMIT", "RATE_LIMIT_ALGORITHM", "ORIGIN_URL", "ROUTES", "FAILURE_MODE", "REDIS_TIMEOUT_MS", "KEY_PREFIX", "MODE"]) {
       expect(WORKER_VARIABLES).toContain(name);
     }

@@ -1,6 +1,6 @@
 /**
  * @module Which environment variables `npm start` hands to the Worker. The list of names is the
- * Worker's own (`VARIABLES` in src/settings.ts, design.md's configuration table), so a variable
+ * Worker's own (`VARIABLES` in src/settings.ts, README.md's configuration table), so a variable
  * the Worker learns to read is passed on without touching this file.
  */
 import { VARIABLES } from "../../src/settings.ts";

@@ -1,5 +1,6 @@
 /**
- * @module PURE: the commands the shim refuses (upstash-rest.md §13). Upstash REST has no blocking,
+ * @module PURE: the commands the shim refuses (docs/shim.md §13; § numbers below are that
+ * file's). Upstash REST has no blocking,
  * transaction-control or connection commands; on top of that, the shim shares one Redis connection
  * between all requests, so anything that changes that connection's state, or reaches outside the
  * database (server admin, replication, persistence, other databases), would leak between clients.
@@ -15,14 +16,14 @@ const REFUSED = new Set([
   "SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE", "MONITOR",
   // Blocking commands (§13).
   "BLPOP", "BRPOP", "BRPOPLPUSH", "BLMOVE", "BLMPOP", "BZPOPMIN", "BZPOPMAX", "BZMPOP", "WAIT", "WAITAOF",
-  // Server administration, replication, persistence, cluster (§13: "cluster commands").
+  // Server administration, replication, persistence, cluster (§13).
   "DEBUG", "CONFIG", "SHUTDOWN", "MODULE", "ACL", "SLAVEOF", "REPLICAOF", "SYNC", "PSYNC", "REPLCONF",
   "CLUSTER", "FAILOVER", "SAVE", "BGSAVE", "BGREWRITEAOF", "MIGRATE", "SWAPDB", "MOVE",
   // The rest of what Redis flags `admin` (server-wide diagnostics and HyperLogLog internals).
   "SLOWLOG", "LATENCY", "PFDEBUG", "PFSELFTEST",
 ]);
 
-/** Stream reads block when given a BLOCK option (§13: "blocking XREAD/XREADGROUP"). */
+/** Stream reads block when given a BLOCK option (§13). */
 const BLOCK_OPTION = new Set(["XREAD", "XREADGROUP"]);
 
 /**

@@ -1,4 +1,4 @@
-// The shim's judge is the official client, unchanged (design.md): @upstash/redis 1.39.0 with its
+// The shim's judge is the official client, unchanged (docs/shim.md): @upstash/redis 1.39.0 with its
 // defaults (base64 responses, auto-pipelining, read-your-writes) and @upstash/ratelimit 2.2.0.
 import { randomUUID } from "node:crypto";
 import { Ratelimit } from "@upstash/ratelimit";

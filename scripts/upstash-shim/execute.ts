@@ -1,6 +1,7 @@
 /**
- * @module Runs validated commands: refuses what Upstash refuses (upstash-rest.md §13), rewrites
- * script commands (§9.4), then hands the rest to Redis. Knows nothing about HTTP.
+ * @module Runs validated commands: refuses what Upstash refuses (docs/shim.md §13; § numbers
+ * below are that file's), rewrites script commands (§9.4), then hands the rest to Redis. Knows
+ * nothing about HTTP.
  */
 import { refusal } from "./commands.ts";
 import { RequestError, type Command } from "./protocol.ts";

@@ -1,6 +1,7 @@
 /**
  * @module The Upstash REST shim: makes a plain `redis-server` speak the Upstash REST protocol
- * (upstash-rest.md), so that `@upstash/redis` and `@upstash/ratelimit` work against it unchanged.
+ * (docs/shim.md; § numbers below are that file's), so that `@upstash/redis` and
+ * `@upstash/ratelimit` work against it unchanged.
  */
 import { createServer } from "node:http";
 import { createExecutor } from "./execute.ts";

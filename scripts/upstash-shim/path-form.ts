@@ -1,5 +1,6 @@
 /**
- * @module PURE: the path form of a command, `GET|POST /set/foo/bar?EX=100` (upstash-rest.md §1).
+ * @module PURE: the path form of a command, `GET|POST /set/foo/bar?EX=100` (docs/shim.md §1;
+ * § numbers below are that file's).
  * `@upstash/redis` never uses it; curl users and the Upstash docs do.
  */
 import { RequestError, type Arg, type Command } from "./protocol.ts";

@@ -6,7 +6,7 @@ import { ScriptRegistry, sha1, stripUpstashFlags } from "./scripts.ts";
 
 const b = (text: string) => Buffer.from(text);
 
-describe("argument conversion (upstash-rest.md §3)", () => {
+describe("argument conversion (docs/shim.md §3)", () => {
   it("upper-cases the name and prints numbers and booleans as the client does", () => {
     expect(parseCommandBody('["evalsha","e0e1",1,"key1","a",2,true]')).toEqual({
       name: "EVALSHA",
@@ -43,7 +43,7 @@ describe("argument conversion (upstash-rest.md §3)", () => {
   });
 });
 
-describe("RESP2 replies as JSON (upstash-rest.md §4.1, §5, §15)", () => {
+describe("RESP2 replies as JSON (docs/shim.md §4.1, §5, §15)", () => {
   const integer = (digits: string) => digits;
   const table: Array<[string, Reply, string, string]> = [
     ["simple OK", b("OK"), '{"result":"OK"}', '{"result":"OK"}'],
@@ -79,7 +79,7 @@ describe("RESP2 replies as JSON (upstash-rest.md §4.1, §5, §15)", () => {
   });
 });
 
-describe("refused commands (upstash-rest.md §13)", () => {
+describe("refused commands (docs/shim.md §13)", () => {
   it.each(["SELECT", "AUTH", "HELLO", "CLIENT", "MULTI", "EXEC", "WATCH", "SUBSCRIBE", "BLPOP", "CONFIG", "SHUTDOWN"])(
     "refuses %s in Upstash's words",
     (name) => expect(refusal({ name, args: [] })).toBe(`ERR Command is not available: '${name}'`),
@@ -92,7 +92,7 @@ describe("refused commands (upstash-rest.md §13)", () => {
   });
 });
 
-describe("the allow-key-locking shebang (upstash-rest.md §9.4)", () => {
+describe("the allow-key-locking shebang (docs/shim.md §9.4)", () => {
   it("drops the shebang line when the Upstash flag was the only one, keeping the line count", () => {
     expect(stripUpstashFlags("#!lua flags=allow-key-locking\nreturn 1")).toBe("\nreturn 1");
   });

@@ -1,5 +1,6 @@
 /**
- * @module PURE: the Upstash REST wire format (upstash-rest.md §3–§5). Request bodies become
+ * @module PURE: the Upstash REST wire format (docs/shim.md §3–§5; § numbers below are that
+ * file's). Request bodies become
  * validated commands; RESP2 replies become the JSON that `@upstash/redis` expects, with or without
  * `Upstash-Encoding: base64`. No I/O here.
  */

@@ -1,6 +1,7 @@
 /**
  * @module The only code that connects to Redis (cluster.ts routes over it): ioredis over RESP2
- * (upstash-rest.md §4.1), raw `Buffer` replies so that binary values round-trip exactly. All
+ * (docs/shim.md §4.1; § numbers below are that file's), raw `Buffer` replies so that binary
+ * values round-trip exactly. All
  * requests share one connection (one per master on a cluster), pipelined: the shim refuses every command that blocks or changes connection state (§13), so
  * sharing is safe. A request is executed exactly once: no offline queue, no resending of
  * in-flight commands after a reconnect (§11.5: a replay could count one request twice).

@@ -1,5 +1,5 @@
 /**
- * @module The `#!lua flags=allow-key-locking` shebang (upstash-rest.md §9.4). Stock Redis rejects
+ * @module The `#!lua flags=allow-key-locking` shebang (docs/shim.md §9.4). Stock Redis rejects
  * this Upstash-only flag, so the shim strips it before Redis sees a script, and remembers
  * sha1(original text) → rewritten text, so that EVALSHA, SCRIPT EXISTS and SCRIPT LOAD answer for
  * the digest the client computed over the original text, as Upstash does.

@@ -20,7 +20,7 @@ async function call(path: string, init: { method?: string; body?: string; header
   return { status: res.status, body: await res.text(), headers: res.headers };
 }
 
-describe("the examples of upstash-rest.md §15", () => {
+describe("the examples of docs/shim.md §15", () => {
   const p = `srv:${randomUUID()}:`;
   // [request, headers, body, status, exact response body]; run in order, as one session.
   const table: Array<[string, Record<string, string>, string, number, string]> = [
@@ -78,7 +78,7 @@ describe("the examples of upstash-rest.md §15", () => {
   });
 });
 
-describe("the path form (upstash-rest.md §1)", () => {
+describe("the path form (docs/shim.md §1)", () => {
   it("appends the raw body as the last argument before the query parameters", async () => {
     const key = `srv:${randomUUID()}`;
     expect((await call(`/set/${key}?EX=100`, { body: "a raw body", headers: H })).body).toBe('{"result":"OK"}');
@@ -231,7 +231,7 @@ describe("headers and instrumentation", () => {
   });
 });
 
-describe("Pub/Sub over SSE (upstash-rest.md §11.7)", () => {
+describe("Pub/Sub over SSE (docs/shim.md §11.7)", () => {
   it("streams the subscribe confirmation and then raw published messages", async () => {
     const channel = `chan ${randomUUID()}`;
     const abort = new AbortController();

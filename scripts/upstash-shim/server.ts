@@ -1,6 +1,7 @@
 /**
  * @module The shim's HTTP layer (node:http): authentication, routing, body limits and the JSON
- * envelopes of upstash-rest.md §1–§10. Commands are run by {@link createExecutor}.
+ * envelopes of docs/shim.md §1–§10 (§ numbers below are that file's). Commands are run by
+ * {@link createExecutor}.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";

@@ -1,6 +1,7 @@
 /**
  * @module Pub/Sub over Server-Sent Events: `POST /subscribe/<ch>` and `POST /psubscribe/<pattern>`
- * (upstash-rest.md §11.7). Each request gets its own Redis subscriber connection, dropped when the
+ * (docs/shim.md §11.7; § numbers below are that file's). Each request gets its own Redis
+ * subscriber connection, dropped when the
  * client aborts the fetch (that is how `@upstash/redis` unsubscribes).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";

@@ -1,7 +1,7 @@
 /**
- * @module Serves a bundled Worker through Miniflare's API on a loopback port. design.md: on this
- * machine `wrangler dev`'s development proxy costs about ten times the Worker itself, so the
- * bench never goes through it.
+ * @module Serves a bundled Worker through Miniflare's API on a loopback port. On this machine
+ * `wrangler dev`'s development proxy costs about ten times the Worker itself, so the bench never
+ * goes through it (README.md, "Benchmarks").
  */
 import { dirname } from "node:path";
 import type { Readable } from "node:stream";

@@ -51,7 +51,7 @@ export async function measureShimVsRedis(ctx: BenchContext): Promise<Outcome<Shi
   try {
     await direct.connect();
     const sha = createHash("sha1").update(call.script).digest("hex");
-    // Plain Redis refuses the allow-key-locking shebang; the shim strips it (upstash-rest.md §9.4).
+    // Plain Redis refuses the allow-key-locking shebang; the shim strips it (docs/shim.md §9.4).
     const directSha = (await direct.script("LOAD", call.script.replace(/^#!lua[^\n]*\n/, ""))) as string;
     const body = JSON.stringify(["EVALSHA", sha, call.keys.length, ...call.keys, ...call.args]);
     await post(agent, shim.url, ctx.upstream.token, JSON.stringify(["SCRIPT", "LOAD", call.script]));
