@@ -38,3 +38,14 @@ describe("the block cache, end to end", () => {
     expect(Number((await t.get("/", ip)).headers.get("retry-after"))).toBe(Math.ceil(announced - 3.5));
   });
 });
+
+describe("refusal logs under a flood, end to end", () => {
+  it("Should write one refusal line for a flood of 1,000 refused requests from one client", async () => {
+    const t = testApp({ RATE_LIMIT: "5/1m" });
+    const ip = uniqueIpv4();
+    const statuses: number[] = [];
+    for (let i = 0; i < 1_005; i++) statuses.push((await t.get("/", ip)).status);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(1_000);
+    expect(t.logs.filter((entry) => entry.event === "refusal")).toEqual([expect.objectContaining({ client: ip, route: "default" })]);
+  });
+});
