@@ -6,12 +6,12 @@ import { slidingWindow } from "./index";
 const rule = { name: "api", algorithm: "sliding-window" as const, limit: 3, windowMs: 1_000, buckets: 10 };
 
 describe("sliding-window", () => {
-  it("Should pass one hash, named with the bucket width, and the buckets as the rule's fifth argument", async () => {
+  it("Should pass one string, named with its layout (bucket width, buckets, count bytes), and the buckets as the rule's fifth argument", async () => {
     const runner = createFakeRunner(() => [1, 1, 0, 1, 2, 1_700_000_001_250, 0]);
     await createLimiter([rule], { runner, prefix: "rate" }).limit({ client: "c", scope: "s", now: 1_700_000_000_250 });
     expect(runner.calls[0]).toMatchObject({
       script: slidingWindow.script.sha1,
-      keys: ["rate:list:{c}", "rate:buckets:{c}:s:100"],
+      keys: ["rate:list:{c}", "rate:buckets:{c}:s:100.10.1"],
       args: ["1700000000250", "1", "", "", "1", "buckets", "3", "1000", "3", "10"],
     });
   });

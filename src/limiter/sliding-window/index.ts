@@ -1,6 +1,6 @@
 /**
  * @module `sliding-window`: the window cut into sub-windows ("buckets", 32 by default), each kept
- * as its count and the times of its first and last admission, in one hash per client.
+ * as its count and the times of its first and last admission, packed into one string per client.
  *
  * A request at `now` is admitted when the requests counted in (now − window, now], plus its cost,
  * fit the limit. Every bucket wholly inside counts fully. The oldest one, which the window's start
@@ -9,19 +9,20 @@
  * length ever holds more than `limit` admitted requests (as with `sliding-log`); it errs only by
  * refusing, for at most one bucket's worth of requests (all but two of the cut bucket's) and at
  * most one bucket's width (window / buckets) of time. A bucket of one or two requests is exact (to
- * the tick, width / 255, in which times are stored), so sparse clients are decided exactly. Measured on long traces in bench/README.md ("Accuracy on long
- * traces").
+ * the tick, width / 255, in which times are stored), so sparse clients are decided exactly.
+ * Measured on long traces in bench/README.md ("Accuracy on long traces").
  *
- * - Keeps: one hash of at most buckets + 2 small fields per client, O(buckets), independent of the limit.
+ * - Keeps: one string of 6 + (buckets + 1) × (2 + count bytes) bytes per client, O(buckets): 105
+ *   bytes at 32 buckets and a limit below 255, 138 below 65,535 (bench/README.md, "Redis memory per
+ *   client").
  * - Pro: never over the limit, unlike `sliding-window-approx` and `fixed-window`, in constant memory.
- * - Con: a bigger script than the two counters (HGETALL, a loop over the buckets), and about 7 bytes
- *   of Redis per bucket in use.
+ * - Con: a bigger script than the two counters (it reads and rewrites every bucket's record).
  */
 import type { Algorithm } from "../algorithm";
 import { checkSlidingWindow } from "./model";
-import { lua, sha1, SLOTS, source } from "./script";
+import { countBytes, lua, sha1, source } from "./script";
 
-/** The most buckets a rule may ask for: the window then spans up to 101, within the hash's {@link SLOTS}. */
+/** The most buckets a rule may ask for. */
 export const MAX_BUCKETS = 100;
 
 /** Buckets per window when a rule does not say: within 0.01% of an exact log for clients under 0.8× their limit (bench). */
@@ -38,8 +39,9 @@ export const slidingWindow: Algorithm = {
   tag: "buckets",
   script: { source, sha1 },
   lua,
-  // The bucket width is part of the key, so that a rule whose width changes never misreads old buckets.
-  keys: (baseKey, { windowMs, buckets }) => [`${baseKey}:${Math.ceil(windowMs / buckets)}`],
+  // The string's layout (bucket width, buckets, bytes per count) is part of the key, so that a rule
+  // whose numbers change never misreads old buckets: it starts afresh.
+  keys: (baseKey, { limit, windowMs, buckets }) => [`${baseKey}:${Math.ceil(windowMs / buckets)}.${buckets}.${countBytes(limit)}`],
   defaultBuckets: DEFAULT_BUCKETS,
   refuses({ limit, windowMs, buckets }) {
     if (buckets < 2 || buckets > MAX_BUCKETS) return `buckets must be from 2 to ${MAX_BUCKETS}, got ${buckets}`;

@@ -1,11 +1,12 @@
 /**
- * @module The sliding-window check in TypeScript, line for line the Lua of ./script.ts. The hash
- * is a record of field → number, as HGETALL's pairs read into the Lua table `fields`.
+ * @module The sliding-window check in TypeScript, line for line the Lua of ./script.ts. The packed
+ * string is a JavaScript string of byte-valued characters, as Lua's strings are bytes; `fields` is
+ * what the Lua reads it into.
  */
 import type { RuleCheck, RuleParams } from "../algorithm";
 import { TTL_GRACE_MS } from "../assemble-script";
 import type { ModelStore } from "../memory/model-store";
-import { SLOTS } from "./script";
+import { HEAD_BYTES } from "./script";
 
 interface Bucket {
   first: number;
@@ -17,10 +18,22 @@ interface Bucket {
 /** The model of `sliding-window`: the same reads, outcome and write as the Lua `check`, over {@link ModelStore}. */
 export function checkSlidingWindow(store: ModelStore, keys: string[], now: number, cost: number, { limit, windowMs, buckets }: RuleParams): RuleCheck {
   const key = keys[0]!;
-  const slots = SLOTS;
+  const slots = buckets + 1;
+  let countBytes = 1;
+  while (256 ** countBytes <= limit + 1) countBytes = countBytes + 1;
+  const record = countBytes + 2;
   const width = Math.ceil(windowMs / buckets);
   const tick = Math.max(Math.ceil((width - 1) / 255), 1);
-  const fields: Record<string, number> = { ...store.get<Record<string, number>>(key, now) };
+  const raw = store.get<string>(key, now);
+  const fields: Record<string, number> = {};
+  if (raw !== undefined) {
+    fields.h = numberAt(raw, 1, HEAD_BYTES);
+    for (let slot = 0; slot <= slots - 1; slot++) {
+      const at = HEAD_BYTES + slot * record + 1;
+      const count = numberAt(raw, at, countBytes);
+      if (count > 0) fields[String(slot)] = (count * 256 + byteAt(raw, at + countBytes)) * 256 + byteAt(raw, at + countBytes + 1);
+    }
+  }
   const head = fields.h ?? -1;
   const start = now - windowMs;
   const found: Bucket[] = [];
@@ -82,21 +95,44 @@ export function checkSlidingWindow(store: ModelStore, keys: string[], now: numbe
     chargedResetAt,
     charge() {
       let [count, first, last] = [cost, ticks, ticks];
-      const next = { ...fields };
       if (index > head) {
         for (let skipped = Math.max(head + 1, index - slots + 1); skipped <= index - 1; skipped++) {
-          const name = String(skipped % slots);
-          if (fields[name] !== undefined) delete next[name];
+          delete fields[String(skipped % slots)];
         }
-        next.h = index;
+        fields.h = index;
       } else if (fields[slot] !== undefined) {
         const packed = fields[slot]!;
         count = Math.floor(packed / 65536) + cost;
         first = Math.min(Math.floor(packed / 256) % 256, ticks);
         last = Math.max(packed % 256, ticks);
       }
-      next[slot] = (count * 256 + first) * 256 + last;
-      store.set(key, next, chargedResetAt - now + TTL_GRACE_MS, now);
+      fields[slot] = (count * 256 + first) * 256 + last;
+      const out = [bytesOf(fields.h!, HEAD_BYTES)];
+      for (let n = 0; n <= slots - 1; n++) {
+        const packed = fields[String(n)] ?? 0;
+        out.push(bytesOf(Math.floor(packed / 65536), countBytes) + bytesOf(packed % 65536, 2));
+      }
+      store.set(key, out.join(""), chargedResetAt - now + TTL_GRACE_MS, now);
     },
   };
+}
+
+/** Lua's `string.byte(text, at)`: the byte at a 1-based offset. */
+const byteAt = (text: string, at: number): number => text.charCodeAt(at - 1);
+
+/** The Lua's `number_at`: a big-endian unsigned integer of `bytes` bytes at a 1-based offset. */
+function numberAt(text: string, at: number, bytes: number): number {
+  let value = 0;
+  for (let n = at; n <= at + bytes - 1; n++) value = value * 256 + byteAt(text, n);
+  return value;
+}
+
+/** The Lua's `bytes_of`: `value` as `bytes` big-endian bytes, the inverse of {@link numberAt}. */
+function bytesOf(value: number, bytes: number): string {
+  const out: string[] = [];
+  for (let n = bytes; n >= 1; n--) {
+    out[n - 1] = String.fromCharCode(value % 256);
+    value = Math.floor(value / 256);
+  }
+  return out.join("");
 }
