@@ -2,6 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { renderAlgorithmGuide } from "./lib/algorithm-guide.ts";
 import { profiles } from "./lib/profile.ts";
 import type { BenchResults } from "./lib/results.ts";
 import { runBench } from "./run-bench.ts";
@@ -39,6 +40,13 @@ describe("npm run bench at its smallest size", () => {
     for (const chart of charts) {
       expect(report).toContain(`](${chart})`);
       expect(await readFile(join(outDir, chart), "utf8")).toMatch(/^<svg[^>]*>.*<\/svg>$/s);
+    }
+  });
+
+  it("Should render the README's algorithm guide with a row of measured figures for every algorithm", () => {
+    const guide = renderAlgorithmGuide(results) ?? "";
+    for (const algorithm of ["sliding-window", "sliding-log", "token-bucket", "fixed-window", "sliding-window-approx"]) {
+      expect(guide).toMatch(new RegExp(`\\| \`${algorithm}\` \\| \\d+\\.\\d{3}% \\| \\d+\\.\\d{3}% \\| \\d+\\.\\d{2}× \\| \\d+\\.\\d{2}× \\| \\d+ B`));
     }
   });
 

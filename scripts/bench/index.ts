@@ -1,11 +1,15 @@
 /**
  * @module `npm run bench [-- --quick | --smoke] [--out DIR] [--bundler wrangler|esbuild]`: runs
  * the benchmarks on loopback and writes `results.json`, `README.md` and the charts to `bench/`
- * (or DIR).
+ * (or DIR). A full run into `bench/` also rewrites the figures of the top-level README.md (its
+ * `<!-- bench:… -->` blocks); `--readme` does only that, from `bench/results.json`.
  */
+import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { fromRoot } from "./lib/paths.ts";
 import { type Profile, profiles } from "./lib/profile.ts";
+import type { BenchResults } from "./lib/results.ts";
+import { writeReadmeBlocks } from "./lib/write-outputs.ts";
 import { runBench } from "./run-bench.ts";
 
 const { values } = parseArgs({
@@ -14,15 +18,20 @@ const { values } = parseArgs({
     smoke: { type: "boolean", default: false },
     out: { type: "string" },
     bundler: { type: "string" },
+    readme: { type: "boolean", default: false },
     help: { type: "boolean", default: false },
   },
 });
 
 if (values.help) {
   process.stdout.write(
-    "npm run bench [-- --quick | --smoke] [--out DIR] [--bundler wrangler|esbuild]\n" +
-      "  full run: about four minutes; --quick: about half a minute; --smoke: the test's size. Writes bench/ by default.\n",
+    "npm run bench [-- --quick | --smoke] [--out DIR] [--bundler wrangler|esbuild] | [-- --readme]\n" +
+      "  full run: about four minutes; --quick: about half a minute; --smoke: the test's size. Writes bench/ by default,\n" +
+      "  and a full run into bench/ also rewrites README.md's generated figures; --readme rewrites only those, from bench/results.json.\n",
   );
+} else if (values.readme) {
+  const results = JSON.parse(await readFile(fromRoot("bench/results.json"), "utf8")) as BenchResults;
+  await writeReadmeBlocks(results, fromRoot("README.md"));
 } else {
   process.env.WRANGLER_SEND_METRICS = "false";
   const base = values.smoke ? profiles.smoke : values.quick ? profiles.quick : profiles.full;
@@ -30,11 +39,12 @@ if (values.help) {
   if (!isBundler(bundler)) throw new Error(`--bundler must be wrangler or esbuild, got ${JSON.stringify(bundler)}`);
   const profile = { ...base, bundler };
   const args = process.argv.slice(2).join(" ");
-  await runBench({
+  const results = await runBench({
     profile,
     outDir: values.out ?? fromRoot("bench"),
     command: `npm run bench${args ? ` -- ${args}` : ""}`,
   });
+  if (profile.name === "full" && values.out === undefined) await writeReadmeBlocks(results, fromRoot("README.md"));
 }
 
 function isBundler(value: string): value is Profile["bundler"] {
