@@ -3,6 +3,7 @@
  * validated, defaulted. A bad value throws a {@link ConfigError} naming the variable, the path
  * and the value; nothing falls back silently. The token never appears in a message.
  */
+import { DEFAULTS, type Defaulted } from "./config/defaults";
 import { parseList } from "./config/lists";
 import { parseRoutes } from "./config/routes";
 import { parseTiers } from "./config/tiers";
@@ -39,14 +40,8 @@ export const VARIABLES = [
 /** The variables as the Worker's `env` holds them (strings, or structured values from `[vars]`). */
 export type Vars = Partial<Record<(typeof VARIABLES)[number], unknown>>;
 
-/**
- * Bound on one decision's Redis call, in ms. Measured through the local shim (README, "Failure
- * modes"): 2,000 two-rule decisions per algorithm, p50 0.8–4 ms, p99 14–66 ms on a busy 2-core
- * machine. The bound is set by geography instead: a Worker far from the Upstash primary pays up
- * to ~250 ms per round trip, and a cold script costs two (EVALSHA, NOSCRIPT, EVAL). 500 ms admits
- * that, and caps what an outage adds to each request.
- */
-export const DEFAULT_REDIS_TIMEOUT_MS = 500;
+/** {@link DEFAULTS}' `REDIS_TIMEOUT_MS`, as a number: the middleware's and the CLIs' default too. */
+export const DEFAULT_REDIS_TIMEOUT_MS = Number(DEFAULTS.REDIS_TIMEOUT_MS);
 
 /** 32 characters from a random source (`openssl rand -hex 16` gives exactly that) put guessing out of reach. */
 export const MIN_ADMIN_TOKEN_LENGTH = 32;
@@ -68,18 +63,20 @@ export function readSettings(env: Vars): Settings {
 
 function readEveryVariable(env: Vars): Settings {
   const get = (name: (typeof VARIABLES)[number]) => (env[name] === "" ? undefined : env[name]);
+  // An unset variable reads its default's text through the same validator as a set one.
+  const read = (name: Defaulted) => get(name) ?? DEFAULTS[name];
   const at = (source: string): At => ({ source, path: "" });
-  const algorithm = get("RATE_LIMIT_ALGORITHM") === undefined ? "fixed-window" : readChoice(get("RATE_LIMIT_ALGORITHM"), ALGORITHMS, "algorithm", at("RATE_LIMIT_ALGORITHM"));
-  const mode: Mode = get("MODE") === undefined ? "enforce" : readChoice(get("MODE"), MODES, "mode", at("MODE"));
+  const algorithm = readChoice(read("RATE_LIMIT_ALGORITHM"), ALGORITHMS, "algorithm", at("RATE_LIMIT_ALGORITHM"));
+  const mode: Mode = readChoice(read("MODE"), MODES, "mode", at("MODE"));
   const origin = get("ORIGIN_URL") === undefined ? undefined : readUrl(get("ORIGIN_URL"), at("ORIGIN_URL"));
-  const rateLimit = get("RATE_LIMIT") ?? "100/60s";
+  const rateLimit = read("RATE_LIMIT");
   const unlimited = rateLimit === "unlimited";
   const tiers = get("TIERS") === undefined ? {} : parseTiers(get("TIERS"), at("TIERS"), algorithm);
   return {
     redis: {
       url: readRedisUrl(get("UPSTASH_REDIS_REST_URL")),
       token: readToken(get("UPSTASH_REDIS_REST_TOKEN")),
-      timeoutMs: optionalInteger(get("REDIS_TIMEOUT_MS"), DEFAULT_REDIS_TIMEOUT_MS, 1, 60_000, at("REDIS_TIMEOUT_MS")),
+      timeoutMs: readInteger(read("REDIS_TIMEOUT_MS"), 1, 60_000, at("REDIS_TIMEOUT_MS")),
     },
     defaultRoute: {
       pattern: "*/*",
@@ -96,15 +93,15 @@ function readEveryVariable(env: Vars): Settings {
     },
     routes: get("ROUTES") === undefined ? [] : parseRoutes(get("ROUTES"), { algorithm, mode, tiers, ...(origin === undefined ? {} : { origin }) }),
     tiers,
-    failureMode: get("FAILURE_MODE") === undefined ? "open" : readChoice(get("FAILURE_MODE"), ["open", "closed"] as const, "failure mode", at("FAILURE_MODE")),
-    keyPrefix: get("KEY_PREFIX") === undefined ? "rate" : readKeyPrefix(get("KEY_PREFIX"), at("KEY_PREFIX")),
-    headers: get("RATE_LIMIT_HEADERS") === undefined ? "draft" : readChoice<HeaderStyle>(get("RATE_LIMIT_HEADERS"), ["draft", "legacy", "both", "none"], "header style", at("RATE_LIMIT_HEADERS")),
-    ipv6Subnet: optionalInteger(get("IPV6_SUBNET"), 64, 1, 128, at("IPV6_SUBNET")),
-    trustedProxies: optionalInteger(get("TRUSTED_PROXIES"), 0, 0, 10, at("TRUSTED_PROXIES")),
-    originTimeoutMs: optionalInteger(get("ORIGIN_TIMEOUT_MS"), 30_000, 1, 300_000, at("ORIGIN_TIMEOUT_MS")),
+    failureMode: readChoice(read("FAILURE_MODE"), ["open", "closed"] as const, "failure mode", at("FAILURE_MODE")),
+    keyPrefix: readKeyPrefix(read("KEY_PREFIX"), at("KEY_PREFIX")),
+    headers: readChoice<HeaderStyle>(read("RATE_LIMIT_HEADERS"), ["draft", "legacy", "both", "none"], "header style", at("RATE_LIMIT_HEADERS")),
+    ipv6Subnet: readInteger(read("IPV6_SUBNET"), 1, 128, at("IPV6_SUBNET")),
+    trustedProxies: readInteger(read("TRUSTED_PROXIES"), 0, 10, at("TRUSTED_PROXIES")),
+    originTimeoutMs: readInteger(read("ORIGIN_TIMEOUT_MS"), 1, 300_000, at("ORIGIN_TIMEOUT_MS")),
     ...(get("ADMIN_TOKEN") === undefined ? {} : { adminToken: readAdminToken(get("ADMIN_TOKEN")) }),
     analytics: {
-      client: get("ANALYTICS_CLIENT") === undefined ? "hashed" : readChoice(get("ANALYTICS_CLIENT"), ANALYTICS_CLIENTS, "analytics client", at("ANALYTICS_CLIENT")),
+      client: readChoice(read("ANALYTICS_CLIENT"), ANALYTICS_CLIENTS, "analytics client", at("ANALYTICS_CLIENT")),
     },
     allow: get("ALLOW") === undefined ? [] : parseList(get("ALLOW"), at("ALLOW")),
     deny: get("DENY") === undefined ? [] : parseList(get("DENY"), at("DENY")),
@@ -180,10 +177,6 @@ function readAdminToken(value: unknown): string {
   if (typeof value !== "string") fail(at, "expected a string (set it with `wrangler secret put ADMIN_TOKEN`)");
   if (value.length < MIN_ADMIN_TOKEN_LENGTH) fail(at, `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (got ${value.length})`);
   return value;
-}
-
-function optionalInteger(value: unknown, fallback: number, min: number, max: number, at: At): number {
-  return value === undefined ? fallback : readInteger(value, min, max, at);
 }
 
 function readKeyPrefix(value: unknown, at: At): string {
