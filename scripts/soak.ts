@@ -12,20 +12,18 @@
  * npm run soak                      # 60 s, 16 connections
  * SOAK_SECONDS=20 SOAK_CONNECTIONS=8 npm run soak
  */
-import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { Miniflare } from "miniflare";
-import { parse } from "smol-toml";
-import { freePort, startRedisServer, stopChild } from "./local/redis-server.ts";
+import { bundleWorker } from "./bench/lib/bundle.ts";
+import { startOrigin } from "./local/origin.ts";
+import { rssKiB } from "./local/process-memory.ts";
+import { freePort, startRedisServer } from "./local/redis-server.ts";
+import { spawnShim } from "./local/shim-process.ts";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
 const CONNECTIONS = Number(process.env.SOAK_CONNECTIONS ?? 16);
 const SAMPLE_MS = 5000;
@@ -74,8 +72,9 @@ async function connectHeapProbe(inspectorPort: number): Promise<{ usedMiB(): Pro
   };
 }
 
-function rssMiB(pid: number): Promise<number> {
-  return readFile(`/proc/${pid}/status`, "utf8").then((status) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]) / 102.4) / 10);
+/** Resident memory of `pid`, MiB to one decimal. */
+function rssMiB(pid: number): number {
+  return Math.round(rssKiB(pid) / 102.4) / 10;
 }
 
 /** The workerd process Miniflare started: our child whose name is workerd. */
@@ -89,35 +88,8 @@ async function workerdPid(): Promise<number> {
   throw new Error("workerd process not found");
 }
 
-/** ratewall as deployed, or (`SOAK_ENTRY`) another Worker to compare with, e.g. a pass-through. */
-async function bundleWorker(dir: string): Promise<string> {
-  const wrangler = join(ROOT, "node_modules/wrangler/bin/wrangler.js");
-  const entry = process.env.SOAK_ENTRY ? [process.env.SOAK_ENTRY] : [];
-  await promisify(execFile)(process.execPath, [wrangler, "deploy", "--dry-run", "--outdir", dir, ...entry], {
-    cwd: ROOT,
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
-  });
-  const script = (await readdir(dir)).find((file) => file.endsWith(".js"));
-  if (!script) throw new Error(`wrangler wrote no bundle in ${dir}`);
-  return join(dir, script);
-}
-
-async function spawnShim(redisUrl: string, token: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/upstash-shim/cli.ts", "--port", "0", "--redis-url", redisUrl, "--token", token], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let output = "";
-  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  for (let waited = 0; waited < 20_000; waited += 50) {
-    const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
-    if (url) return { url, child };
-    if (child.exitCode !== null) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  child.kill("SIGKILL");
-  throw new Error(`the shim did not start:\n${output}`);
-}
+/** ratewall as deployed (built from wrangler.toml, as `wrangler deploy` builds it), or (`SOAK_ENTRY`) another Worker to compare with, e.g. a pass-through. */
+const SOAK_TARGET = process.env.SOAK_ENTRY ? { name: "soak", entry: process.env.SOAK_ENTRY } : { name: "ratewall", entry: "src/index.ts", projectConfig: true };
 
 async function main() {
   const stops: Array<() => Promise<unknown>> = [];
@@ -129,16 +101,14 @@ async function main() {
     const dir = await mkdtemp(join(tmpdir(), "ratewall-soak-"));
     stops.push(() => rm(dir, { recursive: true, force: true }));
     console.log("soak: bundling the Worker (wrangler deploy --dry-run)…");
-    const scriptPath = await bundleWorker(dir);
+    const { scriptPath, compatibilityDate, compatibilityFlags } = await bundleWorker(SOAK_TARGET, dir, "wrangler");
     const redis = await startRedisServer();
     stops.push(redis.stop);
     const token = randomBytes(16).toString("hex");
-    const shim = await spawnShim(redis.url, token);
-    stops.push(() => stopChild(shim.child));
-    const origin = createServer((req, res) => req.resume().on("end", () => res.end("ok")));
-    await new Promise<void>((resolve) => origin.listen(0, "127.0.0.1", resolve));
-    stops.push(() => new Promise((resolve) => (origin.closeAllConnections(), origin.close(resolve))));
-    const { compatibility_date: compatibilityDate } = parse(await readFile(join(ROOT, "wrangler.toml"), "utf8")) as { compatibility_date: string };
+    const shim = await spawnShim(["--redis-url", redis.url, "--token", token]);
+    stops.push(shim.stop);
+    const origin = await startOrigin({ echo: false });
+    stops.push(origin.close);
     const inspectorPort = await freePort();
     const mf = new Miniflare({
       name: "ratewall",
@@ -148,19 +118,20 @@ async function main() {
       modulesRoot: dirname(scriptPath),
       modules: true,
       compatibilityDate,
+      compatibilityFlags,
       host: "127.0.0.1",
       port: 0,
       bindings: {
         UPSTASH_REDIS_REST_URL: shim.url,
         UPSTASH_REDIS_REST_TOKEN: token,
-        ORIGIN_URL: `http://127.0.0.1:${(origin.address() as { port: number }).port}`,
+        ORIGIN_URL: origin.url,
         RATE_LIMIT: "50/10s",
         FAILURE_MODE: "closed",
       },
     });
     stops.push(() => mf.dispose());
     const workerUrl = (await mf.ready).origin;
-    const pids = { shim: shim.child.pid!, workerd: await workerdPid() };
+    const pids = { shim: shim.pid, workerd: await workerdPid() };
     const heap = await connectHeapProbe(inspectorPort);
     stops.push(async () => heap.close());
 
@@ -189,7 +160,7 @@ async function main() {
       const t = Math.round((Date.now() - started) / 1000);
       const readings = [...heapReadings, await heap.usedMiB()];
       heapReadings = [];
-      const now = { t, shim: await rssMiB(pids.shim), heap: Math.min(...readings), heapMax: Math.max(...readings), workerd: await rssMiB(pids.workerd) };
+      const now = { t, shim: rssMiB(pids.shim), heap: Math.min(...readings), heapMax: Math.max(...readings), workerd: rssMiB(pids.workerd) };
       samples.push(now);
       const answers = [...statuses].map(([status, count]) => `${count}×${status}`).join(" ");
       const range = `${now.heap.toFixed(1)}–${now.heapMax.toFixed(1)} MiB`;

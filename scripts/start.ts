@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { maskCredentials } from "./upstash-shim/cli-options.ts";
 import { startShim } from "./upstash-shim/index.ts";
 import { localAdminToken } from "./local/admin-token.ts";
-import { startDemoOrigin } from "./local/demo-origin.ts";
+import { startOrigin } from "./local/origin.ts";
 import { freePort, RedisServerMissingError, startRedisServer } from "./local/redis-server.ts";
 import { workerVarArgs } from "./local/worker-vars.ts";
 
@@ -49,7 +49,7 @@ async function main() {
     const token = randomBytes(16).toString("hex");
     const shim = await startShim({ redisUrl, token, port: 0 });
     stops.push(shim.close);
-    const origin = process.env.ORIGIN_URL ? undefined : await startDemoOrigin({ port: 0 });
+    const origin = process.env.ORIGIN_URL ? undefined : await startOrigin();
     if (origin) stops.push(origin.close);
     const originUrl = process.env.ORIGIN_URL ?? origin!.url;
 

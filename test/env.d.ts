@@ -7,7 +7,7 @@ declare module "vitest" {
     upstashUrl: string;
     /** The shim's bearer token (random per run). */
     upstashToken: string;
-    /** `http://127.0.0.1:<port>` of the echo origin (scripts/local/demo-origin.ts). */
+    /** `http://127.0.0.1:<port>` of the echo origin (scripts/local/origin.ts). */
     originUrl: string;
   }
 }

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { TestProject } from "vitest/node";
-import { startDemoOrigin } from "../scripts/local/demo-origin.ts";
+import { startOrigin } from "../scripts/local/origin.ts";
 import { startRedisServer } from "../scripts/local/redis-server.ts";
 import { startShim } from "../scripts/upstash-shim/index.ts";
 
@@ -15,7 +15,7 @@ export default async function setup(project: TestProject) {
   const redisUrl = process.env.REDIS_URL ?? redis!.url;
   const token = randomBytes(16).toString("hex");
   const shim = await startShim({ redisUrl, token, port: 0 });
-  const origin = await startDemoOrigin({ port: 0 });
+  const origin = await startOrigin();
   project.provide("redisUrl", redisUrl);
   project.provide("upstashUrl", shim.url);
   project.provide("upstashToken", token);

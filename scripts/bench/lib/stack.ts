@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { startRedisServer, type RedisServer } from "../../local/redis-server.ts";
 import { startShim, type Shim } from "../../upstash-shim/index.ts";
-import { startBenchOrigin, type BenchOrigin } from "./origin.ts";
+import { startOrigin, type Origin } from "../../local/origin.ts";
 
 /** The REST endpoint the Workers and clients talk to. */
 export interface RestEndpoint {
@@ -19,7 +19,7 @@ export interface RestEndpoint {
 export interface Stack {
   redis: RedisServer;
   rest: RestEndpoint;
-  origin: BenchOrigin;
+  origin: Origin;
   close(): Promise<void>;
 }
 
@@ -41,7 +41,7 @@ export async function startStack(): Promise<Stack> {
     closers.push(() => redis.stop());
     const shim = await startShim({ redisUrl: redis.url, token, port: 0 });
     closers.push(() => shim.close());
-    const origin = await startBenchOrigin();
+    const origin = await startOrigin({ echo: false });
     closers.push(() => origin.close());
     return { redis, rest: { url: shim.url, token, stats: shim.stats }, origin, close };
   } catch (error) {

@@ -9,7 +9,7 @@
 import type { AlgorithmName } from "../../../src/limiter/types.ts";
 import { type BenchContext, measured, type Outcome } from "../lib/context.ts";
 import { clientIps } from "../lib/client-ips.ts";
-import { startCountingRelay } from "../lib/counting-relay.ts";
+import { startTcpRelay } from "../../local/tcp-relay.ts";
 import type { ServedWorker } from "../lib/miniflare.ts";
 import { algorithms, peerAlgorithms } from "../lib/scenarios.ts";
 
@@ -70,7 +70,7 @@ function cases(withRatewall: boolean): RoundTripCase[] {
  */
 export async function measureRoundTrips(ctx: BenchContext): Promise<Outcome<RoundTripData>> {
   const { stats } = ctx.stack.rest;
-  const relay = await startCountingRelay(ctx.stack.rest.url);
+  const relay = await startTcpRelay(ctx.stack.rest.url);
   const via = { name: "relay", upstream: { ...ctx.upstream, restUrl: relay.url } };
   const rows: RoundTripRow[] = [];
   const nextClient = clientIps();
@@ -84,7 +84,7 @@ export async function measureRoundTrips(ctx: BenchContext): Promise<Outcome<Roun
       const refused = nextClient();
       if (scenario === "refused-again") for (let i = 0; i < 2; i++) await hit(worker, path, refused);
       stats.reset();
-      relay.reset();
+      relay.resetBytes();
       const statuses: Record<string, number> = {};
       for (let i = 0; i < n; i++) {
         const status = await hit(worker, path, scenario === "refused-again" ? refused : nextClient());

@@ -12,7 +12,7 @@ import { closedLoop, type LoopResult } from "../lib/closed-loop.ts";
 import { type BenchContext, measured, type Outcome } from "../lib/context.ts";
 import { interleave } from "../lib/interleave.ts";
 import { unreachable } from "../lib/scenarios.ts";
-import { spawnShim } from "../lib/spawn-shim.ts";
+import { spawnShim } from "../../local/shim-process.ts";
 import { median, pairedRatio } from "../lib/stats.ts";
 
 /** One concurrency level. Latencies in ms. */
@@ -44,7 +44,7 @@ export interface ShimVsRedisData {
  */
 export async function measureShimVsRedis(ctx: BenchContext): Promise<Outcome<ShimVsRedisData>> {
   const { call, label } = await decisionCall(ctx);
-  const shim = await spawnShim(ctx.stack.redis.url, ctx.upstream.token);
+  const shim = await spawnShim(["--redis-url", ctx.stack.redis.url, "--token", ctx.upstream.token]);
   const direct = new Redis(ctx.stack.redis.url, { lazyConnect: true });
   const { concurrency, rounds, seconds } = ctx.profile.shimVsRedis;
   const agent = new Agent({ keepAlive: true, maxSockets: Math.max(...concurrency) });

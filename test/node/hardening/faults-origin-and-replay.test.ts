@@ -3,10 +3,10 @@ import { createServer as createTcpServer, type Server as TcpServer } from "node:
 import { Redis as UpstashRedis } from "@upstash/redis";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDemoOrigin, type DemoOrigin } from "../../../scripts/local/demo-origin.ts";
+import { startOrigin, type Origin } from "../../../scripts/local/origin.ts";
 import { startRedisServer, type RedisServer } from "../../../scripts/local/redis-server.ts";
 import { startShim, type Shim } from "../../../scripts/upstash-shim/index.ts";
-import { startTcpProxy, type TcpProxy } from "./tcp-proxy.ts";
+import { startTcpRelay, type TcpRelay } from "../../../scripts/local/tcp-relay.ts";
 import { serveWorker, visit, type ServedWorker } from "./worker-process.ts";
 
 // The Worker (workerd) talks to the shim through a TCP proxy that counts requests in flight and
@@ -19,8 +19,8 @@ const LIMIT = 50;
 let redis: RedisServer;
 let direct: Redis;
 let shim: Shim;
-let proxy: TcpProxy;
-let origin: DemoOrigin;
+let proxy: TcpRelay;
+let origin: Origin;
 let slow: Server;
 let slowUrl: string;
 let resetting: TcpServer;
@@ -37,8 +37,8 @@ beforeAll(async () => {
   redis = await startRedisServer();
   direct = new Redis(redis.url);
   shim = await startShim({ redisUrl: redis.url, token: TOKEN, port: 0 });
-  proxy = await startTcpProxy(shim.url);
-  origin = await startDemoOrigin({ port: 0 });
+  proxy = await startTcpRelay(shim.url);
+  origin = await startOrigin();
   // Slower than ORIGIN_TIMEOUT_MS; records how many Redis calls were open while it was asked.
   slow = createServer((_, res) => {
     originCalls.slow++;
@@ -160,7 +160,7 @@ describe("a connection dropped after Redis ran the script", () => {
   });
 
   it("Should not replay between the shim and Redis either: a reply lost on that connection is a 5xx, and the command ran once", async () => {
-    const redisProxy = await startTcpProxy(redis.url.replace("redis:", "http:"));
+    const redisProxy = await startTcpRelay(redis.url.replace("redis:", "http:"));
     const proxied = await startShim({ redisUrl: redisProxy.url.replace("http:", "redis:"), token: TOKEN, port: 0 });
     try {
       const key = `${PREFIX}:shim-hop:${Date.now()}`;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDemoOrigin, type DemoOrigin } from "../../../scripts/local/demo-origin.ts";
+import { startOrigin, type Origin } from "../../../scripts/local/origin.ts";
 import { startRedisServer, type RedisServer } from "../../../scripts/local/redis-server.ts";
 import { startShim, type Shim } from "../../../scripts/upstash-shim/index.ts";
 import { send } from "./processes.ts";
@@ -17,7 +17,7 @@ let redis: RedisServer;
 let redisPort: number;
 let shim: Shim;
 let shimPort: number;
-let origin: DemoOrigin;
+let origin: Origin;
 const workers: Record<"open" | "closed", ServedWorker> = {} as never;
 
 const startOurShim = (port: number) => startShim({ redisUrl: `redis://127.0.0.1:${redisPort}`, token: TOKEN, port });
@@ -27,7 +27,7 @@ beforeAll(async () => {
   redisPort = Number(new URL(redis.url).port);
   shim = await startOurShim(0);
   shimPort = Number(new URL(shim.url).port);
-  origin = await startDemoOrigin({ port: 0 });
+  origin = await startOrigin();
   for (const mode of ["open", "closed"] as const) {
     workers[mode] = await serveWorker({
       UPSTASH_REDIS_REST_URL: shim.url,

@@ -1,58 +1,8 @@
 /**
- * @module Helpers for the hardening tests: the shim as its own process (so that a crash is an exit,
- * not a failed test runner, and its memory can be read), raw HTTP, and RSS sampling from /proc.
+ * @module Raw HTTP for the hardening tests: answers as sent, and bytes no client library would
+ * send. (The shim's process, RSS and the TCP relay are in scripts/local.)
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { connect } from "node:net";
-import { fileURLToPath } from "node:url";
-import { stopChild } from "../../../scripts/local/redis-server.ts";
-
-const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
-
-/** The shim started through its CLI (`scripts/upstash-shim/cli.ts`), in a child process. */
-export interface ShimProcess {
-  url: string;
-  pid: number;
-  child: ChildProcess;
-  /** Everything the process printed so far (stdout and stderr). */
-  output(): string;
-  stop(): Promise<void>;
-}
-
-/**
- * Runs `node --import tsx scripts/upstash-shim/cli.ts --port 0 …` and resolves once it says where
- * it listens. `node` itself, not the `tsx` wrapper, so that `pid` is the shim's own process.
- *
- * @example
- * const shim = await spawnShimCli(["--redis-url", redis.url, "--token", "t"]);
- */
-export async function spawnShimCli(args: string[], env: Record<string, string> = {}): Promise<ShimProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/upstash-shim/cli.ts", "--port", "0", ...args], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the shim did not start within 20 s:\n${output}`)), 20_000);
-    const poll = setInterval(() => {
-      const found = /listening on (http:\/\/\S+)/.exec(output)?.[1];
-      if (found) done(() => resolve(found));
-    }, 20);
-    const done = (then: () => void) => (clearTimeout(timer), clearInterval(poll), then());
-    child.once("exit", (code) => done(() => reject(new Error(`the shim exited with code ${code}:\n${output}`))));
-  });
-  return { url, pid: child.pid!, child, output: () => output, stop: () => stopChild(child) };
-}
-
-/** The resident set size of a process, in KiB (Linux /proc). */
-export function rssKiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-}
 
 /** An HTTP answer as raw as the tests need it. */
 export interface RawAnswer {

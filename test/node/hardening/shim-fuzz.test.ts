@@ -1,7 +1,9 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedisServer, type RedisServer } from "../../../scripts/local/redis-server.ts";
-import { rssKiB, send, spawnShimCli, type ShimProcess } from "./processes.ts";
+import { rssKiB } from "../../../scripts/local/process-memory.ts";
+import { spawnShim, type ShimProcess } from "../../../scripts/local/shim-process.ts";
+import { send } from "./processes.ts";
 
 // 10,000+ hostile bodies against the shim run from its CLI, in its own process, so that a crash
 // is an exit and its memory can be read. The commands that can be valid are harmless reads or
@@ -16,7 +18,7 @@ let redis: RedisServer;
 let shim: ShimProcess;
 beforeAll(async () => {
   redis = await startRedisServer();
-  shim = await spawnShimCli(["--redis-url", redis.url, "--token", TOKEN, "--max-body-bytes", String(MAX_BODY)]);
+  shim = await spawnShim(["--redis-url", redis.url, "--token", TOKEN, "--max-body-bytes", String(MAX_BODY)]);
 });
 afterAll(async () => {
   await shim?.stop();

@@ -1,7 +1,8 @@
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startRedisServer, type RedisServer } from "../../../scripts/local/redis-server.ts";
-import { rawHttp, send, spawnShimCli, type ShimProcess } from "./processes.ts";
+import { spawnShim, type ShimProcess } from "../../../scripts/local/shim-process.ts";
+import { rawHttp, send } from "./processes.ts";
 
 // The shim runs as its own process, from its CLI, as a user would run it: a crash is an exit.
 const TOKEN = "3f9c2a7d0b8e41f6a5c9d2e7b1f04a68";
@@ -13,7 +14,7 @@ let shim: ShimProcess;
 beforeAll(async () => {
   redis = await startRedisServer();
   direct = new Redis(redis.url);
-  shim = await spawnShimCli(["--redis-url", redis.url, "--token", TOKEN]);
+  shim = await spawnShim(["--redis-url", redis.url, "--token", TOKEN]);
 });
 afterEach(() => expect(shim.child.exitCode, `the shim exited:\n${shim.output()}`).toBeNull());
 afterAll(async () => {
@@ -160,19 +161,19 @@ describe("hostile request lines and headers", () => {
 
 describe("where the shim listens", () => {
   it("Should listen on 127.0.0.1 by default, without a warning", async () => {
-    const local = await spawnShimCli(["--redis-url", redis.url, "--token", TOKEN]);
+    const local = await spawnShim(["--redis-url", redis.url, "--token", TOKEN]);
     await local.stop();
     expect(new URL(local.url).hostname).toBe("127.0.0.1");
     expect(local.output()).not.toMatch(/warning/i);
   });
 
   it("Should warn, naming the address, when told to listen on every interface", async () => {
-    const open = await spawnShimCli(["--redis-url", redis.url, "--token", TOKEN, "--host", "0.0.0.0"]);
+    const open = await spawnShim(["--redis-url", redis.url, "--token", TOKEN, "--host", "0.0.0.0"]);
     await open.stop();
     expect(open.output()).toMatch(/warning: listening on 0\.0\.0\.0, reachable from other machines/);
   });
 
   it("Should refuse to start without a token", async () => {
-    await expect(spawnShimCli(["--redis-url", redis.url], { UPSTASH_REDIS_REST_TOKEN: "" })).rejects.toThrow(/no token/);
+    await expect(spawnShim(["--redis-url", redis.url], { UPSTASH_REDIS_REST_TOKEN: "" })).rejects.toThrow(/no token/);
   });
 });
