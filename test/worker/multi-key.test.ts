@@ -8,11 +8,14 @@ const ADMIN_TOKEN = "adm1n-t0ken-for-the-multi-key-tests-0123456789";
 const bearer = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
 /** A route counting each address per minute and each API key per day, in one decision. */
-function apiApp(perIp: string, perKey: string) {
-  const t = testApp({
-    ADMIN_TOKEN,
-    ROUTES: [{ pattern: "*/v1/*", name: "api", key: "ip", rules: [{ limit: Number(perIp), window: "1m", key: "ip", name: "per-ip" }, { limit: Number(perKey), window: "1d", key: "header:x-api-key", name: "per-key" }] }],
-  });
+function apiApp(perIp: string, perKey: string, deps: Parameters<typeof testApp>[1] = {}) {
+  const t = testApp(
+    {
+      ADMIN_TOKEN,
+      ROUTES: [{ pattern: "*/v1/*", name: "api", key: "ip", rules: [{ limit: Number(perIp), window: "1m", key: "ip", name: "per-ip" }, { limit: Number(perKey), window: "1d", key: "header:x-api-key", name: "per-key" }] }],
+    },
+    deps,
+  );
   const call = (ip: string, apiKey?: string) => t.get("/v1/items", ip, apiKey === undefined ? {} : { "x-api-key": apiKey, accept: "application/json" });
   const admin = (path: string, method = "GET") => t.request(`/__ratewall/${path}`, { method, ip: "192.0.2.1", headers: bearer });
   return { ...t, call, admin };
@@ -95,6 +98,20 @@ describe("the admin API on a route with several keyed limits", () => {
     expect(Number(denied.headers.get("retry-after"))).toBeGreaterThan(590);
     expect(await (await t.admin(`deny?key=${key}`, "DELETE")).json()).toMatchObject({ deleted: true });
     expect((await t.call(a, key)).status).toBe(200);
+  });
+
+  it("Should answer 503 when the route's copy of an entry cannot be written, and deny once a retry succeeds", async () => {
+    const failing = { copies: true };
+    const t = apiApp("100", "100", {
+      redisFetch: async (input, init) => (failing.copies && String(init?.body).includes("{route:api}") ? new Response("upstream down", { status: 502 }) : fetch(input, init)),
+    });
+    const key = uniqueKey();
+    const first = await t.admin(`deny?key=${key}`, "POST");
+    expect(first.status).toBe(503);
+    expect(await detail(first)).toBe("Redis could not be reached; retry (the change may have been applied in part).");
+    failing.copies = false;
+    expect((await t.admin(`deny?key=${key}`, "POST")).status).toBe(200);
+    expect((await t.call(uniqueIpv4(), key)).status).toBe(403);
   });
 
   it("Should show and reset with key= only the rules counting API keys, and with client= only those counting addresses", async () => {
