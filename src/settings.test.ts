@@ -65,6 +65,17 @@ describe("readSettings", () => {
     expect(() => readSettings({ ...base, ROUTES: routes(1) })).toThrow("ROUTES[0].rules[0].buckets: invalid value 1 (expected an integer from 2 to 100)");
   });
 
+  it("Should read a rule's own key, and refuse one on a tier's rule, naming the path and the value", () => {
+    const routes = [{ pattern: "*/v1/*", rules: [{ limit: 100, window: "1m" }, { limit: 10_000, window: "1d", key: "header:X-Api-Key" }] }];
+    expect(readSettings({ ...base, ROUTES: routes }).routes[0]!.rules).toEqual([
+      { name: "rule-0", algorithm: "fixed-window", limit: 100, windowMs: 60_000 },
+      { name: "rule-1", algorithm: "fixed-window", limit: 10_000, windowMs: 86_400_000, key: { kind: "header", name: "x-api-key" } },
+    ]);
+    expect(() => readSettings({ ...base, TIERS: { pro: ["100/1s", { limit: 5, window: "1s", key: "ip" }] } })).toThrow(
+      'TIERS.pro[1].key: a rule\'s own key "ip" is not allowed here (a tier belongs to one client, so its rules count the route\'s "key")',
+    );
+  });
+
   it("Should treat empty strings as unset, and numbers given as numbers as numbers", () => {
     const settings = readSettings({ ...base, ORIGIN_URL: "", REDIS_TIMEOUT_MS: 120, IPV6_SUBNET: "48" });
     expect(settings.defaultRoute.origin).toBeUndefined();

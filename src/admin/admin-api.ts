@@ -76,7 +76,9 @@ export function adminApi(runtimes: Runtimes): MiddlewareHandler {
       return await endpoint(runtime, url.searchParams);
     } catch (error) {
       runtime.log({ level: "error", event: "redis-failure", route: "admin", kind: (error as { kind?: string }).kind ?? "unknown", cause: (error as Error).message });
-      return problemJson(503, "Redis could not be reached; nothing was changed.");
+      // A list entry is written to several keys (a copy per multi-key route): some may have been
+      // written, so a write's answer says to retry, which converges, rather than that nothing changed.
+      return problemJson(503, c.req.method === "GET" ? "Redis could not be reached." : "Redis could not be reached; retry (the change may have been applied in part).");
     }
   };
 }

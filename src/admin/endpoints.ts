@@ -5,7 +5,8 @@
  */
 import { problemJson } from "../answers";
 import { blockKey } from "../block-cache";
-import type { Settings } from "../config/types";
+import type { KeyPart, KeySource, Settings } from "../config/types";
+import { countsClient } from "../keys/rule-sources";
 import type { ListKind } from "../limiter";
 import type { CompiledRoute, Runtime } from "../middleware/rate-limit/runtime";
 import { readClientParam } from "./client-param";
@@ -29,14 +30,15 @@ export const ENDPOINTS: Readonly<Record<string, Readonly<Record<string, Endpoint
 async function status(runtime: Runtime, query: URLSearchParams): Promise<Response> {
   const found = await target(runtime, query);
   if (found instanceof Response) return found;
-  const { route, client } = found;
+  const { route, client, counted } = found;
   const now = runtime.clock();
-  const decision = route.limiter && (await route.limiter.status({ client, scope: route.settings.scope, cost: route.settings.cost, now }));
+  const decision = route.limiter && (await route.limiter.status({ client, ...clientsOf(route, client), scope: route.settings.scope, cost: route.settings.cost, now }));
   const tierRules = decision?.tier === undefined ? route.settings.rules : route.settings.tiers!.tiers[decision.tier]!;
   const rules = decision
-    ? tierRules.map((rule, i) => {
+    ? tierRules.flatMap((rule, i) => {
         const outcome = decision.rules[i]!;
-        return { name: rule.name, algorithm: rule.algorithm, limit: outcome.limit, windowMs: rule.windowMs, remaining: outcome.remaining, resetMs: Math.max(0, outcome.resetAt - now) };
+        if (counted && !counted.includes(rule.name)) return [];
+        return [{ name: rule.name, algorithm: rule.algorithm, limit: outcome.limit, windowMs: rule.windowMs, remaining: outcome.remaining, resetMs: Math.max(0, outcome.resetAt - now) }];
       })
     : [];
   const list = decision?.reason === "deny-list" ? "deny" : decision?.reason === "allow-list" ? "allow" : null;
@@ -47,8 +49,8 @@ async function status(runtime: Runtime, query: URLSearchParams): Promise<Respons
 async function reset(runtime: Runtime, query: URLSearchParams): Promise<Response> {
   const found = await target(runtime, query);
   if (found instanceof Response) return found;
-  const { route, client } = found;
-  const deleted = route.limiter ? await route.limiter.reset({ client, scope: route.settings.scope, now: runtime.clock() }) : 0;
+  const { route, client, counted } = found;
+  const deleted = route.limiter ? await route.limiter.reset({ client, ...clientsOf(route, client), scope: route.settings.scope, now: runtime.clock() }, counted) : 0;
   runtime.blocks.delete(blockKey(route.settings.scope, client));
   return Response.json({ client, route: route.name, deleted });
 }
@@ -112,12 +114,33 @@ async function clientParam(runtime: Runtime, query: URLSearchParams): Promise<st
   return "error" in param ? problemJson(400, param.error) : param.client;
 }
 
-/** The route and client of a status or reset request, or the answer that refuses it. */
-async function target(runtime: Runtime, query: URLSearchParams): Promise<{ route: CompiledRoute; client: string } | Response> {
+/**
+ * The route and client of a status or reset request, or the answer that refuses it. On a
+ * multi-key route, `counted` names the rules that count clients of this kind (`client=` for rules
+ * keyed by address, `key=` for rules keyed by a header): status shows and reset deletes only those.
+ */
+async function target(runtime: Runtime, query: URLSearchParams): Promise<{ route: CompiledRoute; client: string; counted?: string[] } | Response> {
   const route = routeParam(runtime, query);
   if (route instanceof Response) return route;
   const client = await clientParam(runtime, query);
-  return client instanceof Response ? client : { route, client };
+  if (client instanceof Response) return client;
+  if (!route.perRule) return { route, client };
+  const { sources, ofRule } = route.perRule;
+  const counted = route.settings.rules.filter((_, i) => countsClient(sources[ofRule[i]!]!.key, client)).map((rule) => rule.name);
+  if (counted.length > 0) return { route, client, counted };
+  const keys = route.settings.rules.map((rule, i) => `${rule.name}: ${describeKey(sources[ofRule[i]!]!.key)}`).join(", ");
+  return problemJson(400, `No rule of route ${JSON.stringify(route.name)} counts this kind of client (${keys}); "client" names an address, "key" a header's value.`);
+}
+
+/** On a multi-key route, the one identifier stands for each rule's client (only the counted rules' answers are used). */
+function clientsOf(route: CompiledRoute, client: string): { clients?: string[] } {
+  return route.perRule ? { clients: route.settings.rules.map(() => client) } : {};
+}
+
+/** A key source as ROUTES writes it. */
+function describeKey(key: KeySource): string {
+  const part = (one: KeyPart) => (one.kind === "ip" ? "ip" : one.kind === "cf" ? `cf:${one.field}` : `${one.kind}:${one.name}`);
+  return key.kind === "composite" ? `[${key.parts.map(part).join(", ")}]` : part(key);
 }
 
 /** The settings as the Worker uses them, with both secrets replaced. */

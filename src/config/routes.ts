@@ -10,7 +10,7 @@ import { parseKeySource } from "./key-source";
 import { parseEntries } from "./lists";
 import { type At, child, fail, quote, readChoice, readInteger, readJsonList, readObject, readString, readUrl } from "./read";
 import { ALGORITHMS, parseRule, ruleTextName } from "./rule";
-import { type Mode, MODES, type RouteSettings } from "./types";
+import { type Mode, MODES, type RouteRule, type RouteSettings } from "./types";
 
 const ROUTE_KEYS = ["pattern", "name", "origin", "rules", "tiers", "algorithm", "key", "cost", "mode", "unlimited", "methods", "count", "allow", "deny"] as const;
 /** Generous for any real API, small enough that one request cannot spend a whole window. */
@@ -81,12 +81,15 @@ function readTierChoice(value: unknown, tiers: Readonly<Record<string, Rule[]>>,
   return { defaultTier: readChoice(value, names, "default tier", at), tiers };
 }
 
-/** `"10/1s"`, or a list of rules; a lone rule is named `default`, several get distinct names. */
-export function parseRules(value: unknown, at: At, algorithm: AlgorithmName): Rule[] {
-  if (!Array.isArray(value)) return [parseRule(value, at, algorithm, "default")];
+/**
+ * `"10/1s"`, or a list of rules; a lone rule is named `default`, several get distinct names.
+ * `refuseKey`, when given, says why these rules may not have their own `key` (tiers).
+ */
+export function parseRules(value: unknown, at: At, algorithm: AlgorithmName, refuseKey?: string): RouteRule[] {
+  if (!Array.isArray(value)) return [parseRule(value, at, algorithm, "default", refuseKey)];
   if (value.length === 0) fail(at, 'expected at least one rule (or set "unlimited": true)');
   const rules = value.map((item, index) =>
-    parseRule(item, child(at, index), algorithm, value.length === 1 ? "default" : (ruleTextName(item) ?? `rule-${index}`)),
+    parseRule(item, child(at, index), algorithm, value.length === 1 ? "default" : (ruleTextName(item) ?? `rule-${index}`), refuseKey),
   );
   const names = new Set<string>();
   rules.forEach((rule, index) => {

@@ -5,9 +5,11 @@
  */
 import { algorithmNames } from "../limiter/registry";
 import { MAX_BUCKETS } from "../limiter/sliding-window";
-import type { AlgorithmName, Rule } from "../limiter/types";
+import type { AlgorithmName } from "../limiter/types";
 import { parseDuration } from "./duration";
+import { parseKeySource } from "./key-source";
 import { type At, child, fail, quote, readChoice, readInteger, readObject } from "./read";
+import type { RouteRule } from "./types";
 
 /** The algorithm names, from the limiter's own registry (the one list config validates against). */
 export const ALGORITHMS: readonly AlgorithmName[] = algorithmNames;
@@ -17,21 +19,23 @@ const MAX_COUNT = 1_000_000_000;
 const RULE_TEXT = /^([^/]*)\/(.*)$/;
 /** Names end up in Redis keys and in sf-string header values: keep them to a safe alphabet. */
 const NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
-const RULE_KEYS = ["limit", "window", "algorithm", "burst", "buckets", "name"] as const;
+const RULE_KEYS = ["limit", "window", "algorithm", "burst", "buckets", "name", "key"] as const;
 
 /**
- * Reads one rule. `fallbackName` is used when the rule does not name itself.
+ * Reads one rule. `fallbackName` is used when the rule does not name itself. A rule may count its
+ * own `key` (same syntax as a route's); `refuseKey`, when given, says why this rule may not.
  *
  * @example
  * parseRule("100/60s", { source: "RATE_LIMIT", path: "" }, "fixed-window", "default");
  * // { name: "default", algorithm: "fixed-window", limit: 100, windowMs: 60000 }
  */
-export function parseRule(value: unknown, at: At, algorithm: AlgorithmName, fallbackName: string): Rule {
+export function parseRule(value: unknown, at: At, algorithm: AlgorithmName, fallbackName: string, refuseKey?: string): RouteRule {
   if (typeof value === "string") return parseRuleText(value, at, algorithm, fallbackName);
   const raw = readObject(value, RULE_KEYS, at);
   if (raw.limit === undefined) fail(at, 'missing key "limit"');
   if (raw.window === undefined) fail(at, 'missing key "window"');
-  const rule: Rule = {
+  if (raw.key !== undefined && refuseKey !== undefined) fail(child(at, "key"), `a rule's own key ${quote(raw.key)} is not allowed here (${refuseKey})`);
+  const rule: RouteRule = {
     name: raw.name === undefined ? fallbackName : readName(raw.name, child(at, "name")),
     algorithm: raw.algorithm === undefined ? algorithm : readChoice(raw.algorithm, ALGORITHMS, "algorithm", child(at, "algorithm")),
     limit: readInteger(raw.limit, 1, MAX_COUNT, child(at, "limit")),
@@ -45,6 +49,7 @@ export function parseRule(value: unknown, at: At, algorithm: AlgorithmName, fall
     if (rule.algorithm !== "sliding-window") fail(child(at, "buckets"), `only sliding-window has buckets (this rule uses ${rule.algorithm})`);
     rule.buckets = readInteger(raw.buckets, 2, MAX_BUCKETS, child(at, "buckets"));
   }
+  if (raw.key !== undefined) rule.key = parseKeySource(raw.key, child(at, "key"));
   return rule;
 }
 
@@ -55,7 +60,7 @@ export function ruleTextName(value: unknown): string | undefined {
   return NAME.test(name) ? name : undefined;
 }
 
-function parseRuleText(text: string, at: At, algorithm: AlgorithmName, name: string): Rule {
+function parseRuleText(text: string, at: At, algorithm: AlgorithmName, name: string): RouteRule {
   const match = RULE_TEXT.exec(text);
   if (!match) fail(at, `invalid rule ${quote(text)} (expected "<count>/<window>", e.g. "100/60s")`);
   const count = match[1]!;

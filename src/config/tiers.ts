@@ -7,6 +7,12 @@ import type { AlgorithmName, Rule } from "../limiter/types";
 import { type At, child, fail, quote } from "./read";
 import { parseRules } from "./routes";
 
+/**
+ * Why a tier's rule has no `key` of its own: a tier belongs to one client (its `rate:tier:{client}`
+ * entry), and a rule counting another client would apply that client's tier to someone else.
+ */
+const TIER_KEY = 'a tier belongs to one client, so its rules count the route\'s "key"';
+
 /** Tier names end up in Redis keys and in answers: the rule names' alphabet. */
 const TIER_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 
@@ -32,7 +38,7 @@ export function parseTiers(value: unknown, at: At, algorithm: AlgorithmName): Re
   return Object.fromEntries(
     entries.map(([name, rules]) => {
       if (!TIER_NAME.test(name)) fail(at, `invalid tier name ${quote(name)} (expected lowercase letters, digits, "_", "." or "-")`);
-      return [name, parseRules(rules, child(at, name), algorithm)];
+      return [name, parseRules(rules, child(at, name), algorithm, TIER_KEY)];
     }),
   );
 }

@@ -41,6 +41,12 @@ export type ListEntry =
   | { kind: "country"; code: string }
   | { kind: "asn"; asn: number };
 
+/** A rule of `ROUTES`: a limiter rule, and the key source it counts when it is not the route's. */
+export interface RouteRule extends Rule {
+  /** Who this rule counts; absent: the route's `key`. Never set on a tier's rules. */
+  key?: KeySource;
+}
+
 /** One entry of `ROUTES`, normalized. */
 export interface RouteSettings {
   /** The wrangler-style pattern, as written (see src/routing). */
@@ -50,7 +56,7 @@ export interface RouteSettings {
   /** Where allowed requests go. @default ORIGIN_URL, else the request's own URL */
   origin?: string;
   /** Every rule must admit a request (all-or-nothing). Empty when `unlimited`; with tiers, the default tier's. */
-  rules: Rule[];
+  rules: RouteRule[];
   /** Set by `"tiers": "<default tier>"`: each client is decided by its tier's rules (from `TIERS`). */
   tiers?: { defaultTier: string; tiers: Readonly<Record<string, Rule[]>> };
   /** Requests on this route are never counted. @default false */

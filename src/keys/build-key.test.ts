@@ -17,9 +17,15 @@ describe("buildKey", () => {
     expect(buildKey({ prefix: "rl", tag: "gcra", client: "c", scope: "", rule: "hourly" })).toBe("rl:gcra:{c}:hourly");
   });
 
+  it("Should put the route in the hash tag and the client after it when the route is the tag", () => {
+    expect(buildKey({ prefix: "rate", tag: "fixed", client: "203.0.113.7", scope: "api", rule: "per-ip", hashTag: "route" })).toBe("rate:fixed:{route:api}:203.0.113.7:per-ip");
+    expect(buildKey({ prefix: "rate", tag: "list", client: "key:ab12", scope: "api", hashTag: "route" })).toBe("rate:list:{route:api}:key:ab12");
+  });
+
   it("Should refuse a client that would break or move the hash tag", () => {
     for (const client of ["", "a}b", "{a"]) {
       expect(() => buildKey({ prefix: "rate", tag: "fixed", client, scope: "" })).toThrow(RangeError);
+      expect(() => buildKey({ prefix: "rate", tag: "fixed", client, scope: "api", hashTag: "route" })).toThrow(RangeError);
     }
   });
 });

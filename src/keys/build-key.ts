@@ -15,10 +15,16 @@ export interface KeyParts {
   scope: string;
   /** The rule's name, given only when the route has several rules. */
   rule?: string;
+  /**
+   * What the hash tag holds: the client (the default), or the route, for a route whose rules count
+   * different clients (one decision must stay in one Redis Cluster slot; docs/architecture.md).
+   */
+  hashTag?: "client" | "route";
 }
 
 /**
- * Builds `<prefix>:<tag>:{<client>}[:<scope>][:<rule>]`. The braces are a Redis Cluster hash tag:
+ * Builds `<prefix>:<tag>:{<client>}[:<scope>][:<rule>]`, or with the route as the hash tag
+ * `<prefix>:<tag>:{route:<scope>}:<client>[:<rule>]`. The braces are a Redis Cluster hash tag:
  * every key of one client's decision lands in one slot, so a multi-key script stays valid on a
  * cluster. A client containing a brace would move the tag, so it is refused.
  *
@@ -27,13 +33,15 @@ export interface KeyParts {
  * // "rate:fixed:{203.0.113.7}"
  * buildKey({ prefix: "rate", tag: "gcra", client: "2001:db8::/64", scope: "api", rule: "hourly" })
  * // "rate:gcra:{2001:db8::/64}:api:hourly"
+ * buildKey({ prefix: "rate", tag: "fixed", client: "key:5d1c…", scope: "api", rule: "daily", hashTag: "route" })
+ * // "rate:fixed:{route:api}:key:5d1c…:daily"
  */
-export function buildKey({ prefix, tag, client, scope, rule }: KeyParts): string {
+export function buildKey({ prefix, tag, client, scope, rule, hashTag = "client" }: KeyParts): string {
   if (client === "" || client.includes("{") || client.includes("}")) {
     throw new RangeError(`client identifier ${JSON.stringify(client)} cannot be a hash tag`);
   }
-  let key = `${prefix}:${tag}:{${client}}`;
-  if (scope !== "") key += `:${scope}`;
+  let key = hashTag === "route" ? `${prefix}:${tag}:{route:${scope}}:${client}` : `${prefix}:${tag}:{${client}}`;
+  if (scope !== "" && hashTag === "client") key += `:${scope}`;
   if (rule !== undefined) key += `:${rule}`;
   return key;
 }

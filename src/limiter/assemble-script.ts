@@ -8,9 +8,11 @@
  *   name, its number of rules, then five per rule: algorithm tag, limit (requests), window (ms),
  *   burst (requests; token-bucket only, else = limit), buckets (sub-windows; sliding-window only,
  *   else 1).
- * - KEYS: the client's list entry (`allow` or `deny`, set through the admin API), then, with
- *   tiers, the client's tier; then every group's rule keys in order (one per rule; two for
- *   `sliding-window-approx`). All carry the client's hash tag, so they share one Redis Cluster slot.
+ * - KEYS: the client's list entry (`allow` or `deny`, set through the admin API; on a route whose
+ *   rules count different clients, one per distinct client, counted as what KEYS holds beyond the
+ *   rules' keys and the tier), then, with tiers, the client's tier; then every group's rule keys
+ *   in order (one per rule; two for `sliding-window-approx`). All carry one hash tag (the client's,
+ *   or the route's), so they share one Redis Cluster slot.
  * - Reply: verdict (0 refused, 1 allowed, 2 denied by the list, 3 allowed by the list), the
  *   deciding group's number (1-based), the list entry's TTL (ms; -1 without one, 0 unlisted),
  *   then four per rule of that group: ok (1|0), remaining (requests), reset at (ms since the
@@ -48,26 +50,44 @@ const checkEveryRule = `
 local now = tonumber(ARGV[1]) -- ms since the epoch, from the Worker's clock
 local cost = tonumber(ARGV[2]) -- units this request costs, integer >= 1
 local default_tier = ARGV[3] -- "" when the route has no tiers
-local listed = redis.call("GET", KEYS[1]) -- "allow", "deny", or false
-local list_ttl = listed and redis.call("PTTL", KEYS[1]) or 0 -- ms; -1 when the entry never expires
-local tier = default_tier
-local key_at = 2 -- index in KEYS of the next rule's first key
-if default_tier ~= "" then
-  tier = redis.call("GET", KEYS[2]) or default_tier
-  key_at = 3
-end
 
--- Walk every group (their keys come in order), and pick the client's tier, else the default.
+-- Walk every group (their keys come in order, after the list entries and the tier).
 local groups = {}
-local chosen = 1
+local rule_keys = 0 -- how many KEYS the rules take
 local arg_at = 4
 while arg_at <= #ARGV do
   local count = tonumber(ARGV[arg_at + 1]) -- rules in this group
-  local group = { name = ARGV[arg_at], first_arg = arg_at + 2, count = count, first_key = key_at }
-  groups[#groups + 1] = group
-  if group.name == tier or (group.name == default_tier and groups[chosen].name ~= tier) then chosen = #groups end
-  for rule = 0, count - 1 do key_at = key_at + ALGORITHMS[ARGV[arg_at + 2 + 5 * rule]].keys end
+  groups[#groups + 1] = { name = ARGV[arg_at], first_arg = arg_at + 2, count = count, first_key = rule_keys }
+  for rule = 0, count - 1 do rule_keys = rule_keys + ALGORITHMS[ARGV[arg_at + 2 + 5 * rule]].keys end
   arg_at = arg_at + 2 + 5 * count
+end
+
+-- The list entries open KEYS, one per distinct client of the request (one when every rule counts
+-- the same client). Deny on any beats allow on any; of several entries of the deciding kind, the
+-- longest TTL counts (-1: one never expires).
+local tiered = default_tier ~= "" and 1 or 0
+local lists = #KEYS - rule_keys - tiered
+local listed = false -- "allow", "deny", or false
+local list_ttl = 0 -- ms; -1 when the entry never expires
+for i = 1, lists do
+  local entry = redis.call("GET", KEYS[i])
+  if entry == "deny" or (entry == "allow" and listed ~= "deny") then
+    local ttl = redis.call("PTTL", KEYS[i])
+    if entry ~= listed then
+      listed, list_ttl = entry, ttl
+    elseif list_ttl ~= -1 and (ttl == -1 or ttl > list_ttl) then
+      list_ttl = ttl
+    end
+  end
+end
+
+-- Pick the client's tier, else the default.
+local tier = default_tier
+if tiered == 1 then tier = redis.call("GET", KEYS[lists + 1]) or default_tier end
+local chosen = 1
+for i, group in ipairs(groups) do
+  group.first_key = group.first_key + lists + tiered + 1
+  if group.name == tier or (group.name == default_tier and groups[chosen].name ~= tier) then chosen = i end
 end
 
 local function check_group(group)

@@ -40,14 +40,16 @@ export function createLimiter(policy: Policy, { runner, prefix }: LimiterDeps): 
     rules: plan.rules,
     async limit(request) {
       const { keys, args } = plan.arguments(request, prefix);
-      return parseReply(await runScript(runner, plan.script, keys, args), plan, request.now);
+      return parseReply(await runScript(runner, plan.script, keys, args), plan, request.now, request.clients);
     },
     async status(request) {
       const { keys, args } = plan.arguments(request, prefix);
-      return parseReply(await runScript(runner, statusScript, keys, args), plan, request.now);
+      return parseReply(await runScript(runner, statusScript, keys, args), plan, request.now, request.clients);
     },
-    async reset(request) {
-      const deleted = await runScript(runner, resetScript, plan.keys(request, prefix).groups.flat(2), []);
+    async reset(request, only) {
+      const keys = plan.ruleKeys(request, prefix, only);
+      if (keys.length === 0) return 0;
+      const deleted = await runScript(runner, resetScript, keys, []);
       if (typeof deleted !== "number") throw new RedisRestError("reply", "evalsha", `unexpected reset reply ${JSON.stringify(deleted).slice(0, 200)}`);
       return deleted;
     },

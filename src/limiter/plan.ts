@@ -29,8 +29,13 @@ export interface Plan {
   readonly rules: readonly Rule[];
   /** The algorithm's own script for one rule without tiers, the multi-rule script otherwise. */
   readonly script: LimiterScript;
-  /** Every key of one request: the client's list entry, its tier (with tiers), each group's rules' keys. */
-  keys(request: LimitRequest, prefix: string): { list: string; tier?: string; groups: string[][][] };
+  /**
+   * Every key of one request: the list entry of each distinct client (one without
+   * `request.clients`), the client's tier (with tiers), each group's rules' keys.
+   */
+  keys(request: LimitRequest, prefix: string): { lists: string[]; tier?: string; groups: string[][][] };
+  /** Every rule key of one request (every group's), or of the rules named in `only`: what a reset deletes. */
+  ruleKeys(request: LimitRequest, prefix: string, only?: readonly string[]): string[];
   /** KEYS and ARGV for one request. Throws RangeError for a bad cost or clock. */
   arguments(request: LimitRequest, prefix: string): { keys: string[]; args: string[] };
 }
@@ -76,9 +81,10 @@ export function compilePlan(policy: Policy): Plan {
     defaultTier,
     rules,
     script: only ? only.script : multiRule,
-    keys({ client, scope, cost = 1, now }, prefix) {
+    keys({ client, clients, scope, cost = 1, now }, prefix) {
       if (!isCount(cost)) throw new RangeError(`cost must be an integer >= 1, got ${JSON.stringify(cost)}`);
       if (!Number.isSafeInteger(now) || now < 0) throw new RangeError(`now must be ms since the epoch, got ${JSON.stringify(now)}`);
+      if (clients !== undefined) return multiKey(groups[0]!, clients, scope, prefix, now, tiered);
       const list = buildKey({ prefix, tag: "list", client, scope: "" });
       const keys = groups.map((group) => {
         // The rule's name is in its key when it shares the route (or its tier) with others; a
@@ -90,16 +96,35 @@ export function compilePlan(policy: Policy): Plan {
           return group.algorithms[i]!.keys(baseKey, group.params[i]!, now);
         });
       });
-      return tiered ? { list, tier: buildKey({ prefix, tag: "tier", client, scope: "" }), groups: keys } : { list, groups: keys };
+      return tiered ? { lists: [list], tier: buildKey({ prefix, tag: "tier", client, scope: "" }), groups: keys } : { lists: [list], groups: keys };
+    },
+    ruleKeys(request, prefix, only) {
+      const keys = this.keys(request, prefix).groups;
+      return groups.flatMap((group, g) => group.rules.flatMap((rule, i) => (only === undefined || only.includes(rule.name) ? keys[g]![i]! : [])));
     },
     arguments(request, prefix) {
-      const { list, tier, groups: keys } = this.keys(request, prefix);
+      const { lists, tier, groups: keys } = this.keys(request, prefix);
       return {
-        keys: [list, ...(tier === undefined ? [] : [tier]), ...keys.flat(2)],
+        keys: [...lists, ...(tier === undefined ? [] : [tier]), ...keys.flat(2)],
         args: [String(request.now), String(request.cost ?? 1), defaultTier, ...args],
       };
     },
   };
+}
+
+/**
+ * The keys of a request whose rules count different clients: every key carries the route as its
+ * hash tag (the clients differ, the slot must not), and the list entries are the route's copies
+ * (`<prefix>:list:{route:<scope>}:<client>`, which the admin API writes beside the client's own).
+ */
+function multiKey(group: Group, clients: readonly string[], scope: string, prefix: string, now: number, tiered: boolean) {
+  if (tiered) throw new RangeError("a tiered limiter counts one client per request, not one per rule");
+  if (clients.length !== group.rules.length) throw new RangeError(`expected one client per rule (${group.rules.length}), got ${clients.length}`);
+  const lists = [...new Set(clients)].map((client) => buildKey({ prefix, tag: "list", client, scope, hashTag: "route" }));
+  const keys = group.rules.map((rule, i) =>
+    group.algorithms[i]!.keys(buildKey({ prefix, tag: group.algorithms[i]!.tag, client: clients[i]!, scope, rule: rule.name, hashTag: "route" }), group.params[i]!, now),
+  );
+  return { lists, groups: [keys] };
 }
 
 function isRuleList(policy: Policy): policy is readonly Rule[] {

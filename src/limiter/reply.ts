@@ -20,13 +20,14 @@ const VERDICT = { refused: 0, allowed: 1, denied: 2, allowListed: 3 } as const;
  *
  * A client on the deny list is refused (`reason: "deny-list"`, with `retryAt` when the entry
  * expires); one on the allow list is admitted uncounted (`reason: "allow-list"`). A decision has
- * no rules then; a status reply has them as well.
+ * no rules then; a status reply has them as well. With `clients` (one per rule: a route whose rules
+ * count different clients), the decision names the deciding rule's client and each refused one.
  *
  * @example
  * parseReply([1, 1, 0, 1, 99, 1_700_000_060_000, 0], plan, 1_700_000_000_000)
  * // { allowed: true, rule: "default", rules: [{ rule: "default", limit: 100, remaining: 99, … }] }
  */
-export function parseReply(reply: unknown, plan: Plan, now: number): Decision {
+export function parseReply(reply: unknown, plan: Plan, now: number, clients?: readonly string[]): Decision {
   const numbers = Array.isArray(reply) && reply.every((value) => typeof value === "number") ? (reply as number[]) : undefined;
   const group = numbers && plan.groups[numbers[1]! - 1];
   const listed = numbers?.[0] === VERDICT.denied || numbers?.[0] === VERDICT.allowListed;
@@ -37,6 +38,7 @@ export function parseReply(reply: unknown, plan: Plan, now: number): Decision {
   const outcomes: RuleOutcome[] = [];
   let refusedBy = -1;
   let retryMs = 0;
+  const refusedClients = new Map<string, { client: string; rule: string; retryAt: number }>();
   if (numbers.length > HEAD) {
     group.rules.forEach((rule, i) => {
       const at = HEAD + FIELDS_PER_RULE * i;
@@ -50,6 +52,12 @@ export function parseReply(reply: unknown, plan: Plan, now: number): Decision {
       if (numbers[at] !== 1) {
         if (refusedBy === -1) refusedBy = i;
         retryMs = Math.max(retryMs, numbers[at + 3]!);
+        const client = clients?.[i];
+        if (client !== undefined) {
+          const retryAt = now + numbers[at + 3]!;
+          const known = refusedClients.get(client);
+          refusedClients.set(client, known ? { ...known, retryAt: Math.max(known.retryAt, retryAt) } : { client, rule: rule.name, retryAt });
+        }
       }
     });
   }
@@ -57,6 +65,8 @@ export function parseReply(reply: unknown, plan: Plan, now: number): Decision {
   const deciding = outcomes.length === 0 ? undefined : refusedBy >= 0 && !allowed ? refusedBy : fewestRemaining(outcomes);
   const decision: Decision = { allowed, rule: deciding === undefined ? "" : group.rules[deciding]!.name, rules: outcomes };
   if (group.name !== "") decision.tier = group.name;
+  if (clients !== undefined && deciding !== undefined) decision.client = clients[deciding];
+  if (refusedClients.size > 0 && !allowed) decision.refusedClients = [...refusedClients.values()];
   if (listed) {
     decision.reason = verdict === VERDICT.denied ? "deny-list" : "allow-list";
     // An entry without a TTL (-1) lasts until an operator removes it: no time to announce.

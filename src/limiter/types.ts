@@ -75,6 +75,22 @@ export interface Decision {
   tier?: string;
   /** With `reason` `deny-list` or `allow-list`: when the entry expires (ms since the epoch), if it does. */
   listExpiresAt?: number;
+  /** With {@link LimitRequest.clients}: the client of the deciding rule (absent when a list entry decided). */
+  client?: string;
+  /**
+   * With {@link LimitRequest.clients}, when the rules refused: each refused client once, with its
+   * first refusing rule and when that client's refusing rules would admit the request again.
+   * Another request of this client is refused until then, whatever its other clients.
+   */
+  refusedClients?: readonly RefusedClient[];
+}
+
+/** One client a multi-key decision refused (see {@link Decision.refusedClients}). */
+export interface RefusedClient {
+  client: string;
+  rule: string;
+  /** ms since the epoch. */
+  retryAt: number;
 }
 
 /**
@@ -90,6 +106,12 @@ export interface ScriptRunner {
 export interface LimitRequest {
   /** The client's identifier, already normalized and safe for a key (see src/keys). */
   client: string;
+  /**
+   * On a route whose rules count different clients (a rule with its own `key`): each rule's
+   * client, in the route's order; `client` is then not used. The keys then carry the route as
+   * their hash tag (docs/architecture.md, "Keys and hash tags"). Not for tiered limiters.
+   */
+  clients?: readonly string[];
   /** Separates one route's counters from another's; empty for the default route. */
   scope: string;
   /** Units this request costs. Integer ≥ 1. @default 1 */
@@ -107,6 +129,9 @@ export interface Limiter {
    * (one round trip). `allowed` tells whether a request of `request.cost` would pass.
    */
   status(request: LimitRequest): Promise<Decision>;
-  /** Deletes the client's counters for every rule (one round trip); resolves with how many keys existed. */
-  reset(request: LimitRequest): Promise<number>;
+  /**
+   * Deletes the client's counters for every rule, or for the rules named in `only` (one round
+   * trip); resolves with how many keys existed.
+   */
+  reset(request: LimitRequest, only?: readonly string[]): Promise<number>;
 }

@@ -37,13 +37,13 @@ export function createMemoryLimiter(policy: Policy, { prefix = "rate", store = n
     rules: plan.rules,
     async limit(request) {
       if (++calls % SWEEP_EVERY === 0) store.sweep(request.now);
-      return parseReply(run(request, decide), plan, request.now);
+      return parseReply(run(request, decide), plan, request.now, request.clients);
     },
     async status(request) {
-      return parseReply(run(request, report), plan, request.now);
+      return parseReply(run(request, report), plan, request.now, request.clients);
     },
-    async reset(request) {
-      const keys = plan.keys(request, prefix).groups.flat(2);
+    async reset(request, only) {
+      const keys = plan.ruleKeys(request, prefix, only);
       const existing = keys.filter((key) => store.get(key, request.now) !== undefined);
       for (const key of existing) store.delete(key);
       return existing.length;
@@ -54,8 +54,7 @@ export function createMemoryLimiter(policy: Policy, { prefix = "rate", store = n
   function run(request: LimitRequest, tail: (head: Head, checks: () => RuleCheck[]) => number[]): number[] {
     const { now, cost = 1 } = request;
     const keys = plan.keys(request, prefix);
-    const listed = store.get<string>(keys.list, now);
-    const listTtl = listed === undefined ? 0 : store.pttl(keys.list, now);
+    const { listed, listTtl } = readLists(store, keys.lists, now);
     const tier = keys.tier === undefined ? plan.defaultTier : (store.get<string>(keys.tier, now) ?? plan.defaultTier);
     let chosen = plan.groups.findIndex((group) => group.name === tier);
     if (chosen < 0) chosen = plan.groups.findIndex((group) => group.name === plan.defaultTier);
@@ -63,6 +62,23 @@ export function createMemoryLimiter(policy: Policy, { prefix = "rate", store = n
     const checks = () => group.algorithms.map((algorithm, i) => algorithm.check(store, keys.groups[chosen]![i]!, now, cost, group.params[i]!));
     return tail({ listed, listTtl, chosen: chosen + 1 }, checks);
   }
+}
+
+/**
+ * The list entries, as the script combines them: deny on any beats allow on any; of several
+ * entries of the deciding kind, the longest TTL counts (-1: one never expires).
+ */
+function readLists(store: ModelStore, keys: readonly string[], now: number): { listed: string | undefined; listTtl: number } {
+  let listed: string | undefined;
+  let listTtl = 0;
+  for (const key of keys) {
+    const entry = store.get<string>(key, now);
+    if (entry !== "deny" && (entry !== "allow" || listed === "deny")) continue;
+    const ttl = store.pttl(key, now);
+    if (entry !== listed) [listed, listTtl] = [entry, ttl];
+    else if (listTtl !== -1 && (ttl === -1 || ttl > listTtl)) listTtl = ttl;
+  }
+  return { listed, listTtl };
 }
 
 /** What the main part knows before any rule is checked. */

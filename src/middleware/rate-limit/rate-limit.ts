@@ -11,7 +11,8 @@ import { type Block, blockFor, blockKey } from "../../block-cache";
 import type { RouteSettings } from "../../config/types";
 import { type CfFields, decisionEvent, type Outcome } from "../../events/decision-event";
 import { type HeaderList, rateLimitHeaders, retryAfterSeconds } from "../../headers/rate-limit-headers";
-import { clientAddress, identify } from "../../keys/identify";
+import { clientAddress } from "../../keys/identify";
+import { identifyClients } from "../../keys/rule-sources";
 import { listVerdict } from "../../lists/verdict";
 import type { Decision } from "../../limiter/types";
 import { describeFailure } from "./log";
@@ -75,22 +76,33 @@ export function rateLimitWith(runtimes: Runtimes): RateLimitMiddleware {
       return next();
     }
     const now = runtime.clock();
-    const identity = await identify(c.req.raw.headers, route.identify, { url: c.req.url, cf: network });
-    if (identity.warning && !runtime.warned.has(identity.warning)) {
-      runtime.warned.add(identity.warning);
-      log({ level: "warn", event: "client-fallback", reason: identity.warning, client: identity.client, route: route.name });
+    const who = await identifyClients(c.req.raw.headers, route.identify, route.perRule, { url: c.req.url, cf: network });
+    for (const fallback of who.fallbacks) {
+      if (runtime.warned.has(fallback.warning!)) continue;
+      runtime.warned.add(fallback.warning!);
+      log({ level: "warn", event: "client-fallback", reason: fallback.warning, client: fallback.client, route: route.name });
     }
     const enforce = route.settings.mode === "enforce";
-    const key = blockKey(route.settings.scope, identity.client);
-    const block = runtime.blocks.get(key, now);
-    const request = { client: identity.client, scope: route.settings.scope, cost: route.settings.cost, now };
+    // One block per (route, client): on a multi-key route each distinct client of the request may
+    // be blocked on its own (an API key spent on one address is spent on every address).
+    const blocksNow = () => {
+      const found = new Map<string, Block>();
+      for (const client of new Set(who.clients ?? [who.client])) {
+        const block = runtime.blocks.get(blockKey(route.settings.scope, client), now);
+        if (block) found.set(client, block);
+      }
+      return found;
+    };
+    const blocked = blocksNow();
+    const block = [...blocked.values()].find((candidate) => now < candidate.recheckAt);
+    const request = { client: who.client, ...(who.clients ? { clients: who.clients } : {}), scope: route.settings.scope, cost: route.settings.cost, now };
     // A route that counts only some answers (`count`) checks first, read-only, and charges once
     // the origin has answered; every other route decides and charges in one call.
     const countsAll = route.settings.count === "all";
     let decision: Decision;
     let outcome: Outcome;
     let redisMs = 0;
-    if (enforce && block && now < block.recheckAt) {
+    if (enforce && block) {
       decision = fromBlock(block, now);
       outcome = decision.reason === "deny-list" ? "denied" : "block-cache";
     } else {
@@ -102,14 +114,10 @@ export function rateLimitWith(runtimes: Runtimes): RateLimitMiddleware {
       }
       redisMs = performance.now() - started;
       outcome = outcomeOf(decision, enforce);
-      if (decision.allowed) {
-        if (block) runtime.blocks.delete(key); // reset by an operator, or Redis forgot the client
-      } else {
-        remember(decision, Boolean(block));
-      }
+      remember(decision, blocked);
     }
     c.set("rateLimit", { route: route.settings, decision });
-    emit(runtime, c, route, outcome, decision, redisMs, identity.client);
+    emit(runtime, c, route, outcome, decision, redisMs, decision.client ?? who.client);
     if (decision.reason === "allow-list") return next();
     // In shadow a refused request still passes: RateLimit says so, but Retry-After (RFC 9110
     // §10.2.3) belongs to answers that ask the client to wait, and this one does not.
@@ -125,15 +133,24 @@ export function rateLimitWith(runtimes: Runtimes): RateLimitMiddleware {
     if (!countsAll && (route.settings.count as readonly number[]).includes(c.res.status)) {
       // Charged after the answer, so the client waits for nothing; a charge refused because the
       // budget ran out meanwhile starts the block as a decision would.
-      defer(c, route.limiter.limit(request).then((charged) => charged.allowed || remember(charged, runtime.blocks.get(key, now) !== undefined), (error) => log({ level: "error", event: "redis-failure", failureMode: settings.failureMode, route: route.name, ...describeFailure(error) })));
+      defer(c, route.limiter.limit(request).then((charged) => charged.allowed || remember(charged, blocksNow()), (error) => log({ level: "error", event: "redis-failure", failureMode: settings.failureMode, route: route.name, ...describeFailure(error) })));
     }
 
-    /** Starts (or continues) a block in this isolate; a new one is logged, once. */
-    function remember(refusal: Decision, continuing: boolean) {
-      runtime.blocks.set(key, blockFor(refusal, now));
-      if (continuing) return;
-      const event = refusal.reason === "deny-list" ? "denied" : enforce ? "refusal" : "shadow-refusal";
-      log({ level: "info", event, route: route.name, client: identity.client, rule: refusal.rule, retryAfter: refusal.retryAfter });
+    /**
+     * Keeps the isolate's blocks in line with Redis's answer: each refused client starts (or
+     * continues) a block, logged once when new; a client Redis no longer refuses loses its block
+     * (reset by an operator, or Redis forgot it). A dynamic deny on a multi-key route names no
+     * client, so it is not remembered: the next request asks Redis again.
+     */
+    function remember(answer: Decision, before: ReadonlyMap<string, Block>) {
+      const refused = answer.allowed ? [] : refusedClients(answer, who.client, who.clients, now);
+      for (const client of before.keys()) if (!refused.some((entry) => entry.client === client)) runtime.blocks.delete(blockKey(route.settings.scope, client));
+      for (const { client, refusal } of refused) {
+        runtime.blocks.set(blockKey(route.settings.scope, client), blockFor(refusal, now));
+        if (before.has(client)) continue;
+        const event = refusal.reason === "deny-list" ? "denied" : enforce ? "refusal" : "shadow-refusal";
+        log({ level: "info", event, route: route.name, client, rule: refusal.rule, retryAfter: refusal.retryAfter });
+      }
     }
 
     async function redisFailed(error: unknown, ms: number) {
@@ -142,7 +159,7 @@ export function rateLimitWith(runtimes: Runtimes): RateLimitMiddleware {
       const open = settings.failureMode === "open";
       const failed: Decision = { allowed: open, rule: "", rules: [], reason: failure.kind === "timeout" ? "redis-timeout" : "redis-error" };
       c.set("rateLimit", { route: route.settings, decision: failed });
-      emit(runtime, c, route, open ? "failed-open" : "failed-closed", undefined, ms, identity.client);
+      emit(runtime, c, route, open ? "failed-open" : "failed-closed", undefined, ms, who.client);
       if (!open) throw new HTTPException(503, { res: problemResponse(503, "The rate limiter is unavailable; try again shortly.", c.req.header("accept")) });
       return next();
     }
@@ -153,6 +170,28 @@ export function rateLimitWith(runtimes: Runtimes): RateLimitMiddleware {
 function fromBlock(block: Block, now: number): Decision {
   const retryAfter = Math.ceil((block.until - now) / 1000);
   return block.decision.reason === "deny-list" ? { ...block.decision, ...(block.decision.retryAt === undefined ? {} : { retryAfter }) } : { ...block.decision, retryAfter, reason: "block-cache" };
+}
+
+/**
+ * Whom a refusal blocks: the request's client on a single-key route; on a multi-key route each
+ * client whose own rules refused, with the decision narrowed to its rules and its retry time (an
+ * address refused by its per-address rule is not blocked with another API key, nor the reverse;
+ * and answers from the block show no other client's quota).
+ */
+function refusedClients(refusal: Decision, client: string, clients: readonly string[] | undefined, now: number): Array<{ client: string; refusal: Decision }> {
+  if (!clients) return [{ client, refusal }];
+  return (refusal.refusedClients ?? []).map((refused) => ({
+    client: refused.client,
+    refusal: {
+      ...refusal,
+      rule: refused.rule,
+      rules: refusal.rules.filter((_, i) => clients[i] === refused.client),
+      client: refused.client,
+      retryAt: refused.retryAt,
+      retryAfter: Math.max(1, Math.ceil((refused.retryAt - now) / 1000)),
+      refusedClients: [refused],
+    },
+  }));
 }
 
 /** What the limiter's answer was, for the decision event. */

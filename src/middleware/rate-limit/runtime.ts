@@ -12,6 +12,7 @@ import type { DecisionEvent } from "../../events/decision-event";
 import { createEventSink, type EventSink } from "../../events/event-sink";
 import { policyHeader } from "../../headers/rate-limit-headers";
 import type { IdentifyOptions } from "../../keys/identify";
+import { type PerRuleIdentify, ruleSources } from "../../keys/rule-sources";
 import { type ClientEntries, createClientEntries, createLimiter } from "../../limiter";
 import type { Policy } from "../../limiter/plan";
 import type { Limiter, ScriptRunner } from "../../limiter/types";
@@ -35,6 +36,8 @@ export interface CompiledRoute {
   policyFor(tier: string | undefined): string;
   /** How the route's clients are identified: its key source with the isolate's IP settings. */
   identify: IdentifyOptions;
+  /** On a multi-key route (rules counting different clients): one identification per distinct source. */
+  perRule?: PerRuleIdentify;
   /** The route's lists, then `ALLOW`/`DENY`; absent when every one is empty (no check at all). */
   lists?: readonly ListLevel[];
 }
@@ -122,7 +125,10 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
   const makeLimiter = options.createLimiter ?? createLimiter;
   const global = compileLevel(settings);
   const compile = (route: RouteSettings, name: string, source: string): CompiledRoute => {
-    const identify = { key: route.key, ipv6Subnet: settings.ipv6Subnet, trustedProxies: settings.trustedProxies };
+    const { sources, ofRule } = ruleSources(route);
+    const options = sources.map((key) => ({ key, ipv6Subnet: settings.ipv6Subnet, trustedProxies: settings.trustedProxies }));
+    const identify = options[0]!;
+    const perRule = options.length > 1 ? { sources: options, ofRule } : undefined;
     const levels = [compileLevel(route), global];
     const lists = levels.every((level) => level.allow.empty && level.deny.empty) ? undefined : levels;
     if (route.unlimited) return { settings: route, name, policyFor: () => "", identify, lists };
@@ -130,7 +136,7 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
       const limiter = makeLimiter(route.tiers ?? route.rules, { runner, prefix: settings.keyPrefix });
       const policies = new Map(Object.entries(route.tiers?.tiers ?? { "": route.rules }).map(([tier, rules]) => [tier, policyHeader(rules)]));
       const fallback = policyHeader(route.rules);
-      return { settings: route, name, limiter, policyFor: (tier) => policies.get(tier ?? "") ?? fallback, identify, lists };
+      return { settings: route, name, limiter, policyFor: (tier) => policies.get(tier ?? "") ?? fallback, identify, ...(perRule ? { perRule } : {}), lists };
     } catch (error) {
       throw new ConfigError(source, "", (error as Error).message);
     }
@@ -148,7 +154,8 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
     log,
     send: createEventSink({ client: settings.analytics.client, secret: settings.redis.token, onEvent: options.onEvent, log }),
     runner,
-    entries: createClientEntries(runner, settings.keyPrefix),
+    // A multi-key route's script reads the route's copy of each list entry (same slot as its counters).
+    entries: createClientEntries(runner, settings.keyPrefix, routes.filter((route) => route.perRule).map((route) => route.settings.scope)),
     clock: options.clock ?? Date.now,
   };
 }

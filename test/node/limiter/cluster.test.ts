@@ -2,7 +2,7 @@ import { Redis as Upstash } from "@upstash/redis";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedisCluster, type RedisCluster } from "../../../scripts/local/redis-cluster.ts";
-import { algorithmNames } from "../../../src/limiter/index.ts";
+import { algorithmNames, createClientEntries } from "../../../src/limiter/index.ts";
 import type { Rule } from "../../../src/limiter/types.ts";
 import { DECISIONS, hammer, startHarness, T0, TOKEN, type Harness } from "./harness.ts";
 
@@ -80,6 +80,33 @@ describe("the keys of many clients on a three-master Redis Cluster", () => {
     expect(scanned.size).toBe(CLIENTS);
     const sizes = await Promise.all(masters.map((master) => master.dbsize()));
     expect(await redis.dbsize()).toBe(sizes.reduce((a, b) => a + b));
+  });
+});
+
+describe("a route whose rules count different clients, on a three-master Redis Cluster", () => {
+  const rules: Rule[] = [
+    { name: "per-ip", algorithm: "sliding-window", limit: 1_000, windowMs: 60_000 },
+    { name: "per-key", algorithm: "fixed-window", limit: 100, windowMs: 86_400_000 },
+  ];
+
+  it("decides every request in one script without CROSSSLOT, admitting exactly 100 for one key spread over 50 addresses", async () => {
+    const limiter = harness().limiter(rules);
+    const decisions = [];
+    for (let i = 0; i < 300; i += 50) {
+      const batch = Array.from({ length: 50 }, (_, j) => limiter.limit({ client: `10.0.0.${j}`, clients: [`10.0.0.${j}`, "key:shared"], scope: "api", now: T0 }));
+      decisions.push(...(await Promise.all(batch)));
+    }
+    console.log(`cluster: one key over 50 addresses: ${decisions.filter((decision) => decision.allowed).length} of 300 admitted`);
+    expect(decisions.filter((decision) => decision.allowed)).toHaveLength(100);
+    expect(decisions.filter((decision) => !decision.allowed).every((decision) => decision.rule === "per-key")).toBe(true);
+  }, 60_000);
+
+  it("writes a list entry to the client's slot and the route's, and the route's script then denies it", async () => {
+    const limiter = harness().limiter(rules);
+    const entries = createClientEntries(harness().runner, limiter.prefix, ["api"]);
+    await entries.setList("key:banned", "deny");
+    expect(await limiter.limit({ client: "10.9.9.9", clients: ["10.9.9.9", "key:banned"], scope: "api", now: T0 })).toMatchObject({ allowed: false, reason: "deny-list" });
+    expect(await entries.deleteList("key:banned", "deny")).toBe(true);
   });
 });
 

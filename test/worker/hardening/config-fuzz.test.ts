@@ -16,12 +16,18 @@ const junk = fc.oneof(fc.string({ maxLength: 12 }), fc.integer(), fc.double(), f
 const mostly = <T>(valid: fc.Arbitrary<T>, near: fc.Arbitrary<unknown> = junk) => fc.oneof({ weight: 12, arbitrary: valid as fc.Arbitrary<unknown> }, { weight: 2, arbitrary: near }, { weight: 1, arbitrary: junk });
 const optional = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined, freq: 2 });
 
+const keyPart = fc.constantFrom("ip", "header:x-api-key", "header:authorization", "cookie:sid", "query:api_key", "cf:asn", "cf:country");
+const keySource = fc.oneof({ weight: 3, arbitrary: keyPart }, { weight: 1, arbitrary: fc.uniqueArray(keyPart, { minLength: 2, maxLength: 4 }) });
+/** A key source nearly right: a bad name, an unknown kind, a list with junk in it. */
+const nearKey = fc.oneof(fc.constantFrom("header:", "header:bad name", "query:a&b", "cookie", "cf:city"), fc.array(fc.oneof(keyPart, junk), { maxLength: 5 }));
 const validRule = fc.tuple(fc.integer({ min: 1, max: 1_000_000_000 }), fc.integer({ min: 1, max: 99_999 }), fc.constantFrom("ms", "s", "m", "h", "d")).map(([n, w, u]) => `${n}/${w}${u}`);
 const nearRule = fc.oneof(
   fc.constantFrom("1000000000/1000000000d", "0/1s", "10/0s", "10 / 1s", "ten/1s", "10/1.5s", "unlimited", "10/1S", "-1/1s", "10/", "/1s", "10/1s/2"),
-  fc.record({ limit: fc.oneof(fc.integer({ min: 0, max: 2e9 }), junk), window: fc.oneof(fc.constantFrom("1s", "1m", "10d", "0s"), junk), algorithm: mostly(fc.constantFrom("fixed-window", "sliding-log", "sliding-window", "sliding-window-approx", "token-bucket")), burst: mostly(fc.integer({ min: 1, max: 2e9 })), buckets: mostly(fc.integer({ min: 2, max: 100 }), fc.integer({ min: -1, max: 200 })), name: mostly(fc.constantFrom("a", "burst", "hourly"), fc.constantFrom("Hourly", "", "a b")) }, { requiredKeys: ["limit", "window"] }),
+  fc.record({ limit: fc.oneof(fc.integer({ min: 0, max: 2e9 }), junk), window: fc.oneof(fc.constantFrom("1s", "1m", "10d", "0s"), junk), algorithm: mostly(fc.constantFrom("fixed-window", "sliding-log", "sliding-window", "sliding-window-approx", "token-bucket")), burst: mostly(fc.integer({ min: 1, max: 2e9 })), buckets: mostly(fc.integer({ min: 2, max: 100 }), fc.integer({ min: -1, max: 200 })), name: mostly(fc.constantFrom("a", "burst", "hourly"), fc.constantFrom("Hourly", "", "a b")), key: mostly(keySource, nearKey) }, { requiredKeys: ["limit", "window"] }),
 );
-const rule = mostly(validRule, nearRule);
+/** A valid rule that counts its own key: routes whose rules count different clients. */
+const keyedRule = fc.record({ limit: fc.integer({ min: 1, max: 1_000 }), window: fc.constantFrom("1s", "1m", "1d"), key: keySource });
+const rule = mostly(fc.oneof({ weight: 3, arbitrary: validRule }, { weight: 1, arbitrary: keyedRule }), nearRule);
 const pattern = mostly(
   fc.oneof(
     fc.constantFrom("*/*", "*/api/*", "example.com/login*", "*.example.com/*", "https://example.com/x", "EXAMPLE.com./*"),
@@ -29,8 +35,6 @@ const pattern = mostly(
   ),
   fc.constantFrom("example.com", "/x", "*example.com/a*b", "example.com:8080/*", "exa mple.com/*", "*/a?b", "", " "),
 );
-const keyPart = fc.constantFrom("ip", "header:x-api-key", "header:authorization", "cookie:sid", "query:api_key", "cf:asn", "cf:country");
-const keySource = fc.oneof({ weight: 3, arbitrary: keyPart }, { weight: 1, arbitrary: fc.uniqueArray(keyPart, { minLength: 2, maxLength: 4 }) });
 const ipv4Range = fc.tuple(fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.integer({ min: 0, max: 32 })).map(([address, prefix]) => {
   const network = (address & (prefix === 0 ? 0 : 0xffffffff << (32 - prefix))) >>> 0;
   return `ip:${[network >>> 24, (network >>> 16) & 255, (network >>> 8) & 255, network & 255].join(".")}/${prefix}`;
@@ -54,7 +58,7 @@ const route = fc.record(
     rules: fc.oneof(rule, fc.array(rule, { maxLength: 4 })),
     tiers: mostly(fc.constantFrom("free", "pro"), fc.constantFrom("gold", "", 1)),
     algorithm: mostly(fc.constantFrom("fixed-window", "sliding-log", "sliding-window", "sliding-window-approx", "token-bucket"), fc.constant("leaky")),
-    key: mostly(keySource, fc.oneof(fc.constantFrom("header:", "header:bad name", "query:a&b", "cookie", "cf:city"), fc.array(fc.oneof(keyPart, junk), { maxLength: 5 }))),
+    key: mostly(keySource, nearKey),
     methods: mostly(fc.uniqueArray(fc.constantFrom("GET", "post", "Put", "DELETE", "patch"), { minLength: 1, maxLength: 3 }), fc.constantFrom([], ["FETCH"], ["GET", "get"], "GET")),
     count: mostly(fc.oneof(fc.constant("all"), fc.uniqueArray(fc.integer({ min: 100, max: 599 }), { minLength: 1, maxLength: 3 })), fc.constantFrom([], [600], [401, 401], "401", [99])),
     allow: list,
@@ -89,7 +93,7 @@ const vars: fc.Arbitrary<Vars> = fc.record({
   ORIGIN_TIMEOUT_MS: number(1, 300_000),
   ADMIN_TOKEN: optional(mostly(fc.constant("admin-token-for-the-fuzz-0123456789"), fc.constantFrom("short", " ", "x".repeat(31)))),
   ANALYTICS_CLIENT: choice(["hashed", "plain", "none"], ["sha256", "HASHED"]),
-  TIERS: optional(mostly(fc.constant({ free: "100/1h", pro: ["5000/1h", "100/1s"] }), fc.oneof(fc.constantFrom("{}", "[]", '{"Free": "1/1s"}', '{"free": "1/1 s"}'), junk))),
+  TIERS: optional(mostly(fc.constant({ free: "100/1h", pro: ["5000/1h", "100/1s"] }), fc.oneof(fc.constantFrom("{}", "[]", '{"Free": "1/1s"}', '{"free": "1/1 s"}', '{"free": [{"limit": 1, "window": "1s", "key": "ip"}]}'), junk))),
   ALLOW: listVariable,
   DENY: listVariable,
 });

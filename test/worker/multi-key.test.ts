@@ -1,0 +1,153 @@
+import { env } from "cloudflare:workers";
+import { Hono } from "hono";
+import { rateLimit, type RateLimitState } from "ratewall/middleware";
+import { describe, expect, it } from "vitest";
+import { testApp, uniqueIpv4, uniquePrefix } from "./helpers";
+
+const ADMIN_TOKEN = "adm1n-t0ken-for-the-multi-key-tests-0123456789";
+const bearer = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+/** A route counting each address per minute and each API key per day, in one decision. */
+function apiApp(perIp: string, perKey: string, deps: Parameters<typeof testApp>[1] = {}) {
+  const t = testApp(
+    {
+      ADMIN_TOKEN,
+      ROUTES: [{ pattern: "*/v1/*", name: "api", key: "ip", rules: [{ limit: Number(perIp), window: "1m", key: "ip", name: "per-ip" }, { limit: Number(perKey), window: "1d", key: "header:x-api-key", name: "per-key" }] }],
+    },
+    deps,
+  );
+  const call = (ip: string, apiKey?: string) => t.get("/v1/items", ip, apiKey === undefined ? {} : { "x-api-key": apiKey, accept: "application/json" });
+  const admin = (path: string, method = "GET") => t.request(`/__ratewall/${path}`, { method, ip: "192.0.2.1", headers: bearer });
+  return { ...t, call, admin };
+}
+
+const detail = async (res: Response) => ((await res.json()) as { detail: string }).detail;
+const uniqueKey = () => `sk_${uniquePrefix()}`;
+
+describe("several keyed limits on one route, end to end through the shim and Redis", () => {
+  it("Should refuse one API key used from two addresses on the 4th request overall, since the key's rule is shared across addresses", async () => {
+    const t = apiApp("100", "3");
+    const [a, b] = [uniqueIpv4(), uniqueIpv4()];
+    const key = uniqueKey();
+    const statuses = [];
+    for (const ip of [a, b, a, b]) statuses.push((await t.call(ip, key)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const refused = await t.call(a, key);
+    expect(await detail(refused)).toMatch(/^Rate limit "per-key" exceeded; retry after \d+ s\.$/);
+    expect((await t.call(a, uniqueKey())).status).toBe(200);
+  });
+
+  it("Should charge neither rule for a refused request: a request the key's rule refuses leaves the address's quota, and one the address's rule refuses leaves the key's", async () => {
+    const t = apiApp("4", "3");
+    const a = uniqueIpv4();
+    const [spent, other] = [uniqueKey(), uniqueKey()];
+    for (let i = 0; i < 3; i++) expect((await t.call(a, spent)).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await t.call(a, spent)).status).toBe(429);
+    // The address has used 3 of 4: the refused requests above did not count against it.
+    expect((await t.call(a, other)).status).toBe(200);
+    const byAddress = await t.call(a, other);
+    expect(byAddress.status).toBe(429);
+    expect(await detail(byAddress)).toMatch(/^Rate limit "per-ip" exceeded/);
+    // The other key has used 1 of 3: the refusal by the address's rule did not count against it.
+    const b = uniqueIpv4();
+    expect([(await t.call(b, other)).status, (await t.call(b, other)).status, (await t.call(b, other)).status]).toEqual([200, 200, 429]);
+  });
+
+  it("Should give each address its own limit, whatever key it sends", async () => {
+    const t = apiApp("2", "100");
+    const [a, b] = [uniqueIpv4(), uniqueIpv4()];
+    const key = uniqueKey();
+    expect([(await t.call(a, key)).status, (await t.call(a, key)).status, (await t.call(a, key)).status]).toEqual([200, 200, 429]);
+    expect((await t.call(a, uniqueKey())).status).toBe(429);
+    expect((await t.call(b, key)).status).toBe(200);
+  });
+
+  it("Should block a spent key from isolate memory for every address, but neither the address that spent it nor other keys", async () => {
+    const t = apiApp("100", "1");
+    const [a, b] = [uniqueIpv4(), uniqueIpv4()];
+    const key = uniqueKey();
+    await t.call(a, key);
+    expect((await t.call(a, key)).status).toBe(429);
+    const calls = t.counter.redisCalls;
+    expect((await t.call(b, key)).status).toBe(429);
+    expect(t.counter.redisCalls).toBe(calls);
+    expect((await t.call(a, uniqueKey())).status).toBe(200);
+    expect(t.counter.redisCalls).toBe(calls + 1);
+    expect(t.logs.filter((entry) => entry.event === "refusal")).toEqual([expect.objectContaining({ route: "api", rule: "per-key", client: expect.stringMatching(/^key:[0-9a-f]{32}$/) })]);
+  });
+
+  it("Should count a request without an API key against its address in the key's rule, with a missing-key warning", async () => {
+    const t = apiApp("100", "2");
+    const a = uniqueIpv4();
+    expect([(await t.call(a)).status, (await t.call(a)).status, (await t.call(a)).status]).toEqual([200, 200, 429]);
+    expect((await t.call(uniqueIpv4())).status).toBe(200);
+    expect(t.logs).toContainEqual(expect.objectContaining({ event: "client-fallback", reason: "missing-key", route: "api" }));
+  });
+});
+
+describe("the admin API on a route with several keyed limits", () => {
+  it("Should deny an API key on every address, and an address with every key, until the entry is removed", async () => {
+    const t = apiApp("100", "100");
+    const [a, b] = [uniqueIpv4(), uniqueIpv4()];
+    const key = uniqueKey();
+    expect((await t.admin(`deny?key=${key}`, "POST")).status).toBe(200);
+    expect([(await t.call(a, key)).status, (await t.call(b, key)).status, (await t.call(a, uniqueKey())).status]).toEqual([403, 403, 200]);
+    expect((await t.admin(`deny?client=${b}&ttl=600`, "POST")).status).toBe(200);
+    const denied = await t.call(b, uniqueKey());
+    expect(denied.status).toBe(403);
+    expect(Number(denied.headers.get("retry-after"))).toBeGreaterThan(590);
+    expect(await (await t.admin(`deny?key=${key}`, "DELETE")).json()).toMatchObject({ deleted: true });
+    expect((await t.call(a, key)).status).toBe(200);
+  });
+
+  it("Should answer 503 when the route's copy of an entry cannot be written, and deny once a retry succeeds", async () => {
+    const failing = { copies: true };
+    const t = apiApp("100", "100", {
+      redisFetch: async (input, init) => (failing.copies && String(init?.body).includes("{route:api}") ? new Response("upstream down", { status: 502 }) : fetch(input, init)),
+    });
+    const key = uniqueKey();
+    const first = await t.admin(`deny?key=${key}`, "POST");
+    expect(first.status).toBe(503);
+    expect(await detail(first)).toBe("Redis could not be reached; retry (the change may have been applied in part).");
+    failing.copies = false;
+    expect((await t.admin(`deny?key=${key}`, "POST")).status).toBe(200);
+    expect((await t.call(uniqueIpv4(), key)).status).toBe(403);
+  });
+
+  it("Should show and reset with key= only the rules counting API keys, and with client= only those counting addresses", async () => {
+    const t = apiApp("5", "3");
+    const a = uniqueIpv4();
+    const key = uniqueKey();
+    for (let i = 0; i < 3; i++) await t.call(a, key);
+    expect(await (await t.admin(`status?key=${key}&route=api`)).json()).toMatchObject({ route: "api", list: null, rules: [{ name: "per-key", limit: 3, remaining: 0 }] });
+    expect(await (await t.admin(`status?client=${a}&route=api`)).json()).toMatchObject({ client: a, rules: [{ name: "per-ip", limit: 5, remaining: 2 }] });
+    expect((await t.call(a, key)).status).toBe(429);
+    expect(await (await t.admin(`reset?key=${key}&route=api`, "POST")).json()).toMatchObject({ route: "api", deleted: 1 });
+    expect((await t.call(uniqueIpv4(), key)).status).toBe(200);
+    expect(await (await t.admin(`status?client=${a}&route=api`)).json()).toMatchObject({ rules: [{ name: "per-ip", remaining: 2 }] });
+  });
+});
+
+describe("several keyed limits in your own Hono app", () => {
+  it("Should tell a later handler which rule refused, and whose client it counted", async () => {
+    const app = new Hono<{ Variables: { rateLimit?: RateLimitState } }>();
+    app.use(
+      "*",
+      rateLimit({
+        vars: {
+          UPSTASH_REDIS_REST_URL: env.UPSTASH_REDIS_REST_URL,
+          UPSTASH_REDIS_REST_TOKEN: env.UPSTASH_REDIS_REST_TOKEN,
+          KEY_PREFIX: uniquePrefix(),
+          MODE: "shadow",
+          ROUTES: [{ pattern: "*/*", name: "api", rules: ["100/1m", { limit: 1, window: "1d", key: "header:x-api-key" }] }],
+        },
+        log: () => {},
+      }),
+    );
+    app.get("/", (c) => c.json(c.var.rateLimit?.decision ?? null));
+    const headers = { "cf-connecting-ip": uniqueIpv4(), "x-api-key": uniqueKey() };
+    await app.request("/", { headers });
+    const decision = await (await app.request("/", { headers })).json();
+    expect(decision).toMatchObject({ allowed: false, rule: "rule-1", client: expect.stringMatching(/^key:[0-9a-f]{32}$/) });
+  });
+});
