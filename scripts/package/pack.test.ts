@@ -17,18 +17,27 @@ const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 const fromRoot = (path: string) => join(repoRoot, path);
 const NPM_FLAGS = ["--prefer-offline", "--no-audit", "--no-fund"];
 
-/** The user's Worker: the README's middleware, and the memory limiter from the package root. */
+/** The user's Worker: the README's middleware and limiter examples, and the memory limiter. */
 const APP = `import { Hono } from "hono";
 import { rateLimit } from "ratewall/middleware";
-import { createMemoryLimiter, type Decision } from "ratewall";
+import { createLimiter, createMemoryLimiter, createRedisRunner, type Decision } from "ratewall";
 
-const app = new Hono();
+type Env = { UPSTASH_REDIS_REST_URL: string; UPSTASH_REDIS_REST_TOKEN: string; KEY_PREFIX: string };
+const app = new Hono<{ Bindings: Env }>();
 app.use("/api/*", rateLimit());
 app.get("/api/hello", (c) => c.text("hello"));
 
-const memory = createMemoryLimiter([{ name: "default", algorithm: "fixed-window", limit: 1, windowMs: 60_000 }]);
+const rules = [{ name: "default", algorithm: "sliding-window", limit: 1, windowMs: 60_000 }] as const;
+app.get("/redis", async (c) => {
+  const runner = createRedisRunner({ url: c.env.UPSTASH_REDIS_REST_URL, token: c.env.UPSTASH_REDIS_REST_TOKEN, timeoutMs: 5_000 });
+  const limiter = createLimiter(rules, { runner, prefix: c.env.KEY_PREFIX });
+  const decision: Decision = await limiter.limit({ client: "203.0.113.7", scope: "", now: Date.now() });
+  return c.json({ allowed: decision.allowed });
+});
+
+const memory = createMemoryLimiter(rules);
 app.get("/memory", async (c) => {
-  const decision: Decision = await memory.limit({ client: "c", scope: "", now: Date.now() });
+  const decision = await memory.limit({ client: "203.0.113.7", scope: "", now: Date.now() });
   return c.json({ allowed: decision.allowed });
 });
 
@@ -53,6 +62,39 @@ const TSCONFIG = {
   include: ["src"],
 };
 
+/** Bundles the app as wrangler does and serves it in workerd against the tests' shim. */
+async function serveApp(): Promise<Miniflare> {
+  const script = join(app, "dist/index.js");
+  // wrangler 4.86's deploy settings, as scripts/bench/lib/bundle.ts uses them.
+  await build({
+    entryPoints: [join(app, "src/index.ts")],
+    outfile: script,
+    absWorkingDir: app,
+    bundle: true,
+    format: "esm",
+    target: "es2024",
+    platform: "browser",
+    conditions: ["workerd", "worker", "browser"],
+    external: ["cloudflare:*", "node:*"],
+    logLevel: "silent",
+  });
+  const { compatibility_date } = parse(await readFile(fromRoot("wrangler.toml"), "utf8")) as { compatibility_date: string };
+  return new Miniflare({
+    scriptPath: script,
+    modulesRoot: join(app, "dist"),
+    modules: true,
+    compatibilityDate: compatibility_date,
+    bindings: {
+      UPSTASH_REDIS_REST_URL: inject("upstashUrl"),
+      UPSTASH_REDIS_REST_TOKEN: inject("upstashToken"),
+      RATE_LIMIT: "1/1m",
+      // Exact over any 60 s: a fixed window could reset between the two requests.
+      RATE_LIMIT_ALGORITHM: "sliding-log",
+      KEY_PREFIX: `pack-${randomBytes(4).toString("hex")}`,
+    },
+  });
+}
+
 interface PackedFile {
   path: string;
 }
@@ -60,7 +102,7 @@ interface PackedFile {
 let dir: string;
 let app: string;
 let packed: PackedFile[];
-let mf: Miniflare | undefined;
+let mf: Miniflare;
 let shim: ChildProcess | undefined;
 
 beforeAll(async () => {
@@ -77,6 +119,7 @@ beforeAll(async () => {
   // The hono this repository tests with, so that the install can come from npm's cache.
   const { devDependencies } = JSON.parse(await readFile(fromRoot("package.json"), "utf8")) as { devDependencies: Record<string, string> };
   await run("npm", ["install", join(dir, tarball!.filename), `hono@${devDependencies.hono}`, ...NPM_FLAGS], { cwd: app });
+  mf = await serveApp();
 }, 240_000);
 
 afterAll(async () => {
@@ -98,33 +141,6 @@ describe("the npm package, installed into a Hono app outside the repository", ()
   });
 
   it("Should limit requests in workerd through ratewall/middleware: one allowed, the next refused with 429", async () => {
-    const script = join(app, "dist/index.js");
-    // wrangler 4.86's deploy settings, as scripts/bench/lib/bundle.ts uses them.
-    await build({
-      entryPoints: [join(app, "src/index.ts")],
-      outfile: script,
-      absWorkingDir: app,
-      bundle: true,
-      format: "esm",
-      target: "es2024",
-      platform: "browser",
-      conditions: ["workerd", "worker", "browser"],
-      external: ["cloudflare:*", "node:*"],
-      logLevel: "silent",
-    });
-    const { compatibility_date } = parse(await readFile(fromRoot("wrangler.toml"), "utf8")) as { compatibility_date: string };
-    mf = new Miniflare({
-      scriptPath: script,
-      modulesRoot: join(app, "dist"),
-      modules: true,
-      compatibilityDate: compatibility_date,
-      bindings: {
-        UPSTASH_REDIS_REST_URL: inject("upstashUrl"),
-        UPSTASH_REDIS_REST_TOKEN: inject("upstashToken"),
-        RATE_LIMIT: "1/1m",
-        KEY_PREFIX: `pack-${randomBytes(4).toString("hex")}`,
-      },
-    });
     const headers = { "cf-connecting-ip": "203.0.113.9" };
     const first = await mf.dispatchFetch("http://app.example/api/hello", { headers });
     expect([first.status, await first.text()]).toEqual([200, "hello"]);
@@ -133,9 +149,14 @@ describe("the npm package, installed into a Hono app outside the repository", ()
     await second.text();
     expect(second.status).toBe(429);
     expect(Number(second.headers.get("retry-after"))).toBeGreaterThan(0);
-    const memory = [await mf.dispatchFetch("http://app.example/memory"), await mf.dispatchFetch("http://app.example/memory")];
-    expect(await Promise.all(memory.map((answer) => answer.json()))).toEqual([{ allowed: true }, { allowed: false }]);
   }, 60_000);
+
+  it("Should decide with createLimiter over createRedisRunner, and with createMemoryLimiter, from the package root", async () => {
+    for (const path of ["/redis", "/memory"]) {
+      const answers = [await mf.dispatchFetch(`http://app.example${path}`), await mf.dispatchFetch(`http://app.example${path}`)];
+      expect(await Promise.all(answers.map((answer) => answer.json())), path).toEqual([{ allowed: true }, { allowed: false }]);
+    }
+  }, 30_000);
 
   it("Should type-check the app against the installed declarations, with Node's strict module resolution", async () => {
     const tsc = fromRoot("node_modules/typescript/bin/tsc");
