@@ -1,4 +1,5 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { defaultClientConditions } from "vite";
 import { defineConfig } from "vitest/config";
 
 // Two projects (test/README.md): Node for the shim, the scripts and
@@ -30,6 +31,10 @@ export default defineConfig({
             },
           })),
         ],
+        // `ratewall/middleware` (a test imports it as a user would) resolves to the source
+        // through package.json's exports; dist/ exists only after `npm pack` (README, "Install").
+        // Vite's defaults for a webworker SSR target, plus ours.
+        ssr: { resolve: { conditions: ["ratewall-source", ...defaultClientConditions] } },
         test: {
           name: "worker",
           include: ["src/**/*.test.ts", "test/worker/**/*.test.ts"],

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { parse } from "smol-toml";
-import { checkWranglerConfig } from "../src/config/check-wrangler.ts";
+import { checkWranglerConfig } from "./check-wrangler.ts";
 
 /**
  * Checks the text of a wrangler.toml; returns the line to print and the exit code.

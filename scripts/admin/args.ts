@@ -33,12 +33,13 @@ export class AdminUsageError extends Error {
 const TOKEN_VARIABLE = "RATEWALL_ADMIN_TOKEN";
 
 /** The usage text printed by `--help` and after a usage error. */
-export const USAGE = `Usage: npm run admin -- <command> [--url http://127.0.0.1:8787] [--json]
+export const USAGE = `Usage: ratewall-admin <command> [--url http://127.0.0.1:8787] [--json]
   status <client> [--route NAME] [--key]   the client's quota on a route (default: the default route)
   reset <client> [--route NAME] [--key]    deletes the client's counters on that route
   config                                   the Worker's effective settings (secrets redacted)
   <client> is an IP address or client id; with --key it is the raw key header value.
-  The token comes from ${TOKEN_VARIABLE} (the Worker's ADMIN_TOKEN; npm start prints one).`;
+  The token comes from ${TOKEN_VARIABLE} (the Worker's ADMIN_TOKEN; npm start prints one).
+  In a clone of the repository: npm run admin -- <command> [flags].`;
 
 const COMMANDS = ["status", "reset", "config"] as const;
 

@@ -113,7 +113,7 @@ describe("npm run admin against a Worker", () => {
     const result = await runCli(["status", "203.0.113.7", "--url", url], {});
     expect(seen).toEqual([]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^ratewall admin: RATEWALL_ADMIN_TOKEN is not set .*\nUsage: npm run admin -- <command>/);
+    expect(result.stderr).toMatch(/^ratewall admin: RATEWALL_ADMIN_TOKEN is not set .*\nUsage: ratewall-admin <command>/);
   }, 30_000);
 
   it("exits 1 naming the URL when nothing listens there", async () => {

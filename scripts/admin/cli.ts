@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * @module `npm run admin`: the Worker's admin API (`/__ratewall/`) from a terminal. Exits 0 on
  * success, 1 when the Worker refuses or cannot be reached, 2 on a usage error.

@@ -26,9 +26,10 @@ export class CliUsageError extends Error {
 }
 
 /** The usage text printed by `--help` and after a usage error. */
-export const USAGE = `Usage: npm run shim -- [--port 8079] [--host 127.0.0.1] [--redis-url redis://127.0.0.1:6379] [--cluster] --token <secret> [--max-body-bytes ${MAX_REQUEST_BYTES}]
+export const USAGE = `Usage: ratewall-shim [--port 8079] [--host 127.0.0.1] [--redis-url redis://127.0.0.1:6379] [--cluster] --token <secret> [--max-body-bytes ${MAX_REQUEST_BYTES}]
   --token falls back to UPSTASH_REDIS_REST_TOKEN, --redis-url to REDIS_URL.
-  --cluster: the Redis is a Redis Cluster and --redis-url any one of its nodes.`;
+  --cluster: the Redis is a Redis Cluster and --redis-url any one of its nodes.
+  In a clone of the repository: npm run shim -- [flags].`;
 
 /**
  * Parses the CLI flags, with the environment as fallback; `undefined` means `--help` was asked.

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * @module `npm run shim`: runs the Upstash REST shim in front of a Redis until SIGINT/SIGTERM.
  *

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createFakeRunner } from "./fake-runner";
+import { createFakeRunner } from "../../test/fakes/fake-runner";
 import { algorithmNames, createLimiter, isAlgorithmName } from "./index";
 import { sha1 as multiRuleSha1 } from "./multi-rule/script";
 import type { Rule } from "./types";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RedisRestError } from "../errors";
-import { createFakeRunner } from "./fake-runner";
+import { createFakeRunner } from "../../test/fakes/fake-runner";
 import { runScript } from "./run-script";
 
 const script = { source: "return 1", sha1: "e0e1f9fabfc9d4800c877a703b823ac0578ff8db" };

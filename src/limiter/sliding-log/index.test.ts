@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createFakeRunner } from "../fake-runner";
+import { createFakeRunner } from "../../../test/fakes/fake-runner";
 import { createLimiter, createMemoryLimiter } from "../index";
 import { slidingLog } from "./index";
 

@@ -4,8 +4,8 @@
  * inherit `vars` into environments), plus the checks only a file allows: no unknown variable
  * (a typo would otherwise be silently ignored) and no token in plain text.
  */
-import { ConfigError } from "../errors";
-import { readSettings, VARIABLES, type Vars } from "../settings";
+import { ConfigError } from "../src/errors.ts";
+import { readSettings, VARIABLES, type Vars } from "../src/settings.ts";
 
 /** Stands in for the secret, which lives in `wrangler secret`, not in the file. */
 const SECRET_PLACEHOLDER = "set-with-wrangler-secret-put";
