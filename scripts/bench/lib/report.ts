@@ -53,6 +53,7 @@ export function renderReport(results: BenchResults, charts: Chart[]): string {
     ...bundles(results, image),
     ...trace(results, image),
     ...policy(results),
+    ...cpu(results),
   ].join("\n");
 }
 
@@ -99,35 +100,50 @@ function throughput(results: BenchResults, image: Image): string[] {
     `Four Workers on one stack, each bundled by ${bundlerText(results)} and served by its own Miniflare instance: ` +
       "(a) **pass-through** (Hono + `hono/proxy`), (b) **floor**: the same plus one `PING` to the REST endpoint per request, the least any Redis-backed limiter can cost, " +
       "(c) **ratewall**, (d) **peer**: a small Hono Worker with `@upstash/ratelimit`. `-1` is a route with one rule, `-2` with two (fixed window, limits never reached). " +
-      "Load from autocannon (in its own worker thread) at each concurrency, after an unrecorded warm-up, rounds interleaved; values are medians over rounds, and ratios are medians of per-round ratios. " +
-      "autocannon's percentiles are whole milliseconds; *mean* is connections / throughput.",
-    ({ rows, ratios, rounds, secondsPerRound }) => [
+      "Load from autocannon (in its own worker thread) at each concurrency, after an unrecorded warm-up, rounds interleaved; req/s and latencies are medians over rounds (latencies from every response's own time, µs resolution), " +
+      "and **every ratio is the median of paired per-round ratios** (each round's ratewall run against the same round's other run), shown with the per-round range. *mean* is connections / throughput.",
+    ({ rows, ratios, rounds, secondsPerRound, warmupRequests }) => [
       table(
         ["Worker", "concurrency", "req/s", "p50 ms", "p99 ms", "mean ms", "non-200", "errors"],
-        rows.map((r) => [r.contender, r.concurrency, int(r.rps), num(r.p50, 0), num(r.p99, 0), num(r.meanMs), r.non200, r.errors]),
+        rows.map((r) => [r.contender, r.concurrency, int(r.rps), num(r.p50), num(r.p99), num(r.meanMs), r.non200, r.errors]),
       ),
       "",
       table(
-        ["ratewall vs", "rules", "concurrency", "req/s ratio", "per-round range", "p50 ratio", "p99 ratio", "mean latency ratio"],
+        ["ratewall vs", "rules", "concurrency", "req/s ratio (median of per-round)", "per-round range", "p50 ratio", "p99 ratio", "mean latency ratio"],
         ratios.map((r) => [r.versus, r.rules, r.concurrency, ratio(r.rps), `${num(r.rpsRange[0])}–${num(r.rpsRange[1])}`, ratio(r.p50), ratio(r.p99), ratio(r.meanMs)]),
       ),
       "",
-      `${rounds} rounds of ${secondsPerRound} s per Worker and concurrency.`,
+      `${rounds} rounds of ${secondsPerRound} s per Worker and concurrency, each Worker after ${int(warmupRequests)} unrecorded requests at that concurrency.`,
       "",
       image("throughput.svg"),
     ]);
 }
 
+const shimPaths = ["ratewall-shim", "peer-shim", "direct"] as const;
+
 function shimVsRedis(results: BenchResults, image: Image): string[] {
-  return part(results, "shimVsRedis", "3. The shim against direct Redis",
-    "One decision replayed by EVALSHA: through the shim (running in its own process, reached over keep-alive HTTP by Node's `http.Agent`) " +
-      "and through one direct ioredis connection, in interleaved rounds at the same concurrency. Latencies in µs resolution.",
+  return part(results, "shimVsRedis", "3. The shim, loaded as users load it",
+    "One decision replayed by EVALSHA, byte for byte the same command on every path and the same `redis-server`: " +
+      "through **ratewall's shim** (scripts/upstash-shim) and through the **peer shim**, `@humanwhocodes/upstash-redis-server` started by its own bin, each in its own process and loaded by autocannon over keep-alive HTTP; " +
+      "and **direct** to Redis by `redis-benchmark`. Each path is warmed up at each concurrency, then the paths are interleaved round by round. " +
+      "req/s and latencies are medians over rounds (latencies from every response's own time, µs resolution); **ratios are medians of paired per-round ratios**, with the per-round range; " +
+      "*added p50* is the median over rounds of ratewall shim p50 − direct p50.",
     (data) => [
-      `Script: ${data.script}.`,
+      `Script: ${data.script}. ${data.rounds} rounds; autocannon ${data.secondsPerRound} s per round, redis-benchmark ${int(data.redisRequests)} requests per round.`,
       "",
       table(
-        ["concurrency", "shim req/s", "direct req/s", "shim/direct", "shim p50 ms", "direct p50 ms", "added p50 ms", "added p99 ms"],
-        data.rows.map((r) => [r.concurrency, int(r.shim.rps), int(r.direct.rps), ratio(r.throughputRatio), num(r.shim.p50, 3), num(r.direct.p50, 3), num(r.addedP50Ms, 3), num(r.addedP99Ms, 3)]),
+        ["concurrency", "ratewall shim req/s", "peer shim req/s", "direct req/s", "p50 ms: ratewall shim / peer shim / direct", "p99 ms: ratewall shim / peer shim / direct", "req/s ratewall shim / peer shim", "req/s ratewall shim / direct", "added p50 ms"],
+        data.rows.map((r) => [
+          r.concurrency,
+          int(r.paths["ratewall-shim"].rps),
+          int(r.paths["peer-shim"].rps),
+          int(r.paths.direct.rps),
+          shimPaths.map((path) => num(r.paths[path].p50, 3)).join(" / "),
+          shimPaths.map((path) => num(r.paths[path].p99, 3)).join(" / "),
+          `${ratio(r.overPeer)} (${num(r.overPeerRange[0])}–${num(r.overPeerRange[1])})`,
+          `${ratio(r.overDirect)} (${num(r.overDirectRange[0])}–${num(r.overDirectRange[1])})`,
+          num(r.addedP50Ms, 3),
+        ]),
       ),
       "",
       image("shim-vs-redis.svg"),
@@ -231,6 +247,28 @@ function policy(results: BenchResults): string[] {
       `Per decision, averaged over ${data.decisions} decisions.`,
       "",
       table(["static list", "ns per match"], data.matchNs.map((m) => [`${int(m.entries)} entries`, num(m.ns, 0)])),
+      "",
+    ]);
+}
+
+function cpu(results: BenchResults): string[] {
+  return part(results, "cpu", "10. CPU per request",
+    "The figure Cloudflare bills. Each Worker runs alone in its own workerd process (Miniflare), with every outbound fetch, to the REST endpoint and to the origin, answered in that same process by a second Worker " +
+      "(`scripts/bench/workers/canned-replies.ts`, bound as the Worker's outbound service): no socket, no Redis. Its replies are the ones the real stack gave the same Worker on the same route, recorded once beforehand, " +
+      "so every client library and script sees exactly the answers it expects; only the Workers' own code is timed, plus the incoming HTTP that every Worker pays alike (the pass-through row). " +
+      "*ratewall-refused* is a client already refused on a 1-per-hour route: answered from the block cache. " +
+      "**Method**: workerd's own CPU time, from Linux's `/proc/<pid>/task/*/schedstat` (ns on a CPU, all its threads) read before and after each round, divided by the requests of the round; " +
+      "the load generator (autocannon) runs in the bench's process, so it is not counted. Rounds interleaved after an unrecorded warm-up; µs are medians over rounds with the lowest and highest round, " +
+      "**ratios are medians of paired per-round ratios** with their range.",
+    (data) => [
+      table(
+        ["Worker", "CPU µs per request", "rounds' range µs", "REST requests per request (recorded)", "status"],
+        data.rows.map((r) => [r.contender, num(r.cpuUs, 0), `${num(r.rangeUs[0], 0)}–${num(r.rangeUs[1], 0)}`, num(r.restCalls), r.status]),
+      ),
+      "",
+      table(["", "CPU ratio", "per-round range"], data.ratios.map((r) => [`${r.contender} / ${r.versus}`, ratio(r.ratio), `${num(r.range[0])}–${num(r.range[1])}`])),
+      "",
+      `${data.rounds} rounds of ${int(data.requestsPerRound)} requests per Worker, at concurrency ${data.concurrency}.`,
       "",
     ]);
 }

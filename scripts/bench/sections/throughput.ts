@@ -20,7 +20,7 @@ export interface ThroughputRow {
   rps: number;
   p50: number;
   p99: number;
-  /** connections / rps: the mean latency, finer than autocannon's whole-ms percentiles. */
+  /** connections / rps: the mean latency, which the rps ratios mirror. */
   meanMs: number;
   /** Responses that were not 200, and socket errors, over all rounds (should be 0). */
   non200: number;
