@@ -1,9 +1,10 @@
 /**
- * @module How big a run is. `full` is the committed report: about 16 minutes on a 2-core machine
- * (the throughput section's 4-second rounds after a 2,000-request warm-up per Worker and
- * concurrency take 8 of them, the shim section 2, CPU per request 2); shorter rounds measure the
- * warm-up itself (every contender speeds up round after round). `quick` takes a minute or two,
- * `smoke` is the smallest run that still exercises every section (the test in `npm test`).
+ * @module How big a run is. `full` is the committed report: about 16 minutes on a 2-core machine,
+ * estimated from the quick run's rates (the throughput section's 4-second rounds after a
+ * 2,000-request warm-up per Worker and concurrency take about 8 of them, the shim section 2, CPU
+ * per request 3, the rest 3); shorter rounds measure the warm-up itself (every contender speeds
+ * up round after round). `quick` takes a minute or two, `smoke` is the smallest run that still
+ * exercises every section (the test in `npm test`).
  */
 
 /** Sizes of every section for one run. */
