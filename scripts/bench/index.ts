@@ -21,7 +21,7 @@ const { values } = parseArgs({
 if (values.help) {
   process.stdout.write(
     "npm run bench [-- --quick | --smoke] [--out DIR] [--bundler wrangler|esbuild]\n" +
-      "  full run: about 16 minutes; --quick: one to two minutes; --smoke: the test's size. Writes bench/ by default.\n",
+      "  full run: about 20 minutes; --quick: one to two minutes; --smoke: the test's size. Writes bench/ by default.\n",
   );
 } else {
   process.env.WRANGLER_SEND_METRICS = "false";

@@ -129,7 +129,7 @@ function shimVsRedis(results: BenchResults, image: Image): string[] {
       "req/s and latencies are medians over rounds (latencies from every response's own time, µs resolution); **ratios are medians of paired per-round ratios**, with the per-round range; " +
       "*added p50* is the median over rounds of ratewall shim p50 − direct p50.",
     (data) => [
-      `Script: ${data.script}. ${data.rounds} rounds; autocannon ${data.secondsPerRound} s per round, redis-benchmark ${int(data.redisRequests)} requests per round.`,
+      `Script: ${data.script}. ${data.rounds} rounds; autocannon ${data.secondsPerRound} s per round after a ${data.warmupSeconds} s warm-up, redis-benchmark ${int(data.redisRequests)} requests per round after one unrecorded run.`,
       "",
       table(
         ["concurrency", "ratewall shim req/s", "peer shim req/s", "direct req/s", "p50 ms: ratewall shim / peer shim / direct", "p99 ms: ratewall shim / peer shim / direct", "req/s ratewall shim / peer shim", "req/s ratewall shim / direct", "added p50 ms"],

@@ -46,6 +46,7 @@ export interface ShimVsRedisData {
   /** Which script was replayed. */
   script: string;
   secondsPerRound: number;
+  warmupSeconds: number;
   /** redis-benchmark's requests per round (it runs by count, not by time). */
   redisRequests: number;
   rounds: number;
@@ -80,23 +81,24 @@ export async function measureShimVsRedis(ctx: BenchContext): Promise<Outcome<Shi
         throw new Error(`${path} answered the EVALSHA with ${JSON.stringify(answer)}, Redis with ${JSON.stringify(expected)}`);
       }
     }
-    const { concurrency, rounds, seconds, redisRequests } = ctx.profile.shimVsRedis;
+    const { concurrency, rounds, seconds, redisRequests, warmupSeconds } = ctx.profile.shimVsRedis;
     const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
     const body = JSON.stringify(command);
     const rows: ShimVsRedisRow[] = [];
     for (const c of concurrency) {
-      const measure = async (path: ShimPath): Promise<ShimPathResult> => {
+      const measure = async (path: ShimPath, time = seconds): Promise<ShimPathResult> => {
         if (path === "direct") return redisBenchmark(ctx.stack.redis.url, c, redisRequests, command);
-        const result = await ctx.load.run({ url: shims[path]!.url, connections: c, seconds, method: "POST", body, headers });
+        const result = await ctx.load.run({ url: shims[path]!.url, connections: c, seconds: time, method: "POST", body, headers });
         if (result.errors || (result.statuses["200"] ?? 0) !== result.requests) {
           throw new Error(`${path} answered ${JSON.stringify(result.statuses)} with ${result.errors} errors at c=${c}`);
         }
         return result;
       };
-      // Unrecorded warm-up of each path at this concurrency (JIT, connections).
+      // Unrecorded warm-up of each path at this concurrency: a shim's JIT takes seconds (its
+      // first second at c=1 runs at a third of its later rate).
       for (const path of paths) {
         ctx.progress.step(`shim c=${c} warm-up: ${path}`);
-        await measure(path);
+        await measure(path, warmupSeconds);
       }
       const results = await interleave(paths, rounds, (path, round) => {
         ctx.progress.step(`shim c=${c} round ${round + 1}/${rounds}: ${path}`);
@@ -104,7 +106,7 @@ export async function measureShimVsRedis(ctx: BenchContext): Promise<Outcome<Shi
       });
       rows.push(compare(c, results));
     }
-    return measured({ script: label, secondsPerRound: seconds, redisRequests, rounds, rows });
+    return measured({ script: label, secondsPerRound: seconds, warmupSeconds, redisRequests, rounds, rows });
   } finally {
     for (const shim of Object.values(shims)) await shim.stop();
   }
