@@ -34,6 +34,7 @@ describe("npm run bench at its smallest size", () => {
   it("Should link every chart from the report, each a non-empty SVG", async () => {
     const report = await readFile(join(outDir, "README.md"), "utf8");
     expect(report).toContain("## Summary");
+    expect(report).toContain("medians of paired per-round ratios");
     expect(report).toContain("vitest smoke");
     const charts = (await readdir(outDir)).filter((file) => file.endsWith(".svg"));
     expect(charts.length).toBeGreaterThanOrEqual(6);
@@ -69,6 +70,36 @@ describe("npm run bench at its smallest size", () => {
       expect(row.admitted + row.refused + row.other).toBe(requests);
       expect({ contender: row.contender, algorithm: row.algorithm, admitted: row.admitted }).toEqual({ contender: row.contender, algorithm: row.algorithm, admitted: limit });
     }
+  });
+
+  it("Should measure the ratewall shim, the peer shim and direct Redis at c=1 and c=50 with the same EVALSHA, every request answered", () => {
+    if (results.sections.shimVsRedis.status !== "ok") throw new Error("shim section not measured");
+    const { rows } = results.sections.shimVsRedis.data;
+    expect(rows.map((row) => row.concurrency)).toEqual([1, 50]);
+    for (const row of rows) {
+      for (const path of ["ratewall-shim", "peer-shim", "direct"] as const) {
+        expect(row.paths[path].rps).toBeGreaterThan(0);
+        expect(row.paths[path].p50).toBeGreaterThan(0);
+      }
+      expect(row.overPeer).toBeCloseTo(row.paths["ratewall-shim"].rps / row.paths["peer-shim"].rps, 6);
+    }
+  });
+
+  it("Should time every Worker's CPU with its fetches answered in-process: one REST request per allowed decision, none for a refusal from the block cache", () => {
+    if (results.sections.cpu.status !== "ok") throw new Error("cpu not measured");
+    const rows = results.sections.cpu.data.rows;
+    expect(Object.fromEntries(rows.map((row) => [row.contender, [row.restCalls, row.status]]))).toEqual({
+      "pass-through": [0, 200],
+      floor: [1, 200],
+      "ratewall-1": [1, 200],
+      "ratewall-2": [1, 200],
+      "ratewall-refused": [0, 429],
+      "peer-1": [1, 200],
+      "peer-2": [2, 200],
+    });
+    for (const row of rows) expect(row.cpuUs).toBeGreaterThan(0);
+    const ratios = results.sections.cpu.data.ratios.map((r) => `${r.contender} / ${r.versus}`);
+    expect(ratios).toEqual(expect.arrayContaining(["ratewall-1 / peer-1", "ratewall-refused / pass-through"]));
   });
 
   it("Should decide static lists with no Redis call, and dynamic lists and tiers in one, where the peer's tiers take two", () => {

@@ -19,6 +19,7 @@ import { createWorkerPool, type WorkerPool } from "./lib/worker-pool.ts";
 import { writeOutputs } from "./lib/write-outputs.ts";
 import { measureAccuracy } from "./sections/accuracy.ts";
 import { measureBundleSizes } from "./sections/bundle-size.ts";
+import { measureCpu } from "./sections/cpu.ts";
 import { measureEdgeBurst } from "./sections/edge-burst.ts";
 import { measureMemory } from "./sections/memory.ts";
 import { measurePolicy } from "./sections/policy.ts";
@@ -85,6 +86,7 @@ export async function runBench(options: RunOptions): Promise<BenchResults> {
         memory: await guard(() => measureMemory(ctx)),
         trace: await guard(() => measureTrace(ctx)),
         policy: await guard(() => measurePolicy(ctx)),
+        cpu: await guard(() => measureCpu(ctx)),
       };
       const missing: Record<string, string> = ratewallMissing ? { worker: ratewallMissing } : {};
       const results: BenchResults = {

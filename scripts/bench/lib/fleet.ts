@@ -4,7 +4,7 @@
  * the same routes (scenarios.ts).
  */
 import { type Bundler, bundleWorker, type WorkerBundle } from "./bundle.ts";
-import { serveWorker, type ServedWorker } from "./miniflare.ts";
+import { type ServeOptions, serveWorker, type ServedWorker } from "./miniflare.ts";
 import { benchRoutes, peerRouteBindings, ratewallRouteBindings } from "./scenarios.ts";
 
 /** The Workers, by role: (a) pass-through, (b) floor, (c) ratewall, (d) peer. */
@@ -70,15 +70,16 @@ export function bindingsFor(kind: WorkerKind, upstream: Upstream, keyPrefix: str
 }
 
 /**
- * Serves one Worker of `kind` on `upstream`.
+ * Serves one Worker of `kind` on `upstream`; with `outbound`, its fetches go to that Worker
+ * in the same workerd process instead.
  *
  * @example
  * const ratewall = await serveKind("ratewall", bundles, upstream, "bench1");
  */
-export function serveKind(kind: WorkerKind, bundles: Bundles, upstream: Upstream, keyPrefix: string): Promise<ServedWorker> {
+export function serveKind(kind: WorkerKind, bundles: Bundles, upstream: Upstream, keyPrefix: string, outbound?: ServeOptions["outbound"]): Promise<ServedWorker> {
   // ratewall runs as deployed with analytics on: every decision writes an Analytics Engine data point.
   const analytics = kind === "ratewall" ? { analyticsEngineDatasets: { RATEWALL_ANALYTICS: { dataset: "ratewall_bench" } } } : {};
-  return serveWorker(bundles[kind], bindingsFor(kind, upstream, keyPrefix), analytics);
+  return serveWorker(bundles[kind], bindingsFor(kind, upstream, keyPrefix), { ...analytics, ...(outbound ? { outbound } : {}) });
 }
 
 /**

@@ -15,9 +15,12 @@ export interface LoadOptions {
   /** Total requests to send; use either this or `seconds`. */
   amount?: number;
   headers?: Record<string, string>;
+  /** `GET` unless given; `body` is sent with every request. */
+  method?: "GET" | "POST";
+  body?: string;
 }
 
-/** What one load run measured. Latencies in ms (autocannon records whole milliseconds). */
+/** What one load run measured. Latencies in ms, from every response's own time (µs resolution). */
 export interface LoadResult {
   requests: number;
   /** Completed requests per second over the run. */
@@ -95,6 +98,8 @@ function autocannonOptions(options: LoadOptions) {
     connections: options.connections,
     ...(options.amount === undefined ? { duration: options.seconds ?? 1 } : { amount: options.amount }),
     headers: options.headers ?? {},
+    ...(options.method ? { method: options.method } : {}),
+    ...(options.body === undefined ? {} : { body: options.body }),
     timeout: 10,
     // autocannon only finishes on its next sample tick; the default 1 s tick idles short runs.
     sampleInt: 50,

@@ -19,12 +19,15 @@ export interface ServedWorker {
 export interface ServeOptions {
   handleRuntimeStdio?: (stdout: Readable, stderr: Readable) => void;
   analyticsEngineDatasets?: Record<string, { dataset: string }>;
+  /** A second Worker, in the same workerd process, that receives every outbound `fetch`. */
+  outbound?: { bundle: WorkerBundle; bindings: Record<string, string> };
 }
 
 /**
  * Starts one Miniflare instance (its own workerd process) for `bundle` with `bindings`.
  * `handleRuntimeStdio` receives the Worker's stdout and stderr (by default they go to ours);
- * `analyticsEngineDatasets` binds workerd's local Analytics Engine.
+ * `analyticsEngineDatasets` binds workerd's local Analytics Engine; `outbound` answers the
+ * Worker's fetches in-process.
  *
  * @example
  * const worker = await serveWorker(bundle, { ORIGIN_URL: origin.url });
@@ -35,17 +38,15 @@ export async function serveWorker(
   bindings: Record<string, string>,
   options: ServeOptions = {},
 ): Promise<ServedWorker> {
+  const { outbound, handleRuntimeStdio, analyticsEngineDatasets } = options;
+  const main = { ...workerOptions(bundle, bindings), ...(analyticsEngineDatasets ? { analyticsEngineDatasets } : {}) };
   const mf = new Miniflare({
-    scriptPath: bundle.scriptPath,
-    // workerd refuses module paths that climb out of its root with "..".
-    modulesRoot: dirname(bundle.scriptPath),
-    modules: true,
-    compatibilityDate: bundle.compatibilityDate,
-    compatibilityFlags: bundle.compatibilityFlags,
-    bindings,
     host: "127.0.0.1",
     port: 0,
-    ...options,
+    ...(handleRuntimeStdio ? { handleRuntimeStdio } : {}),
+    workers: outbound
+      ? [{ name: "main", ...main, outboundService: "outbound" }, { name: "outbound", ...workerOptions(outbound.bundle, outbound.bindings) }]
+      : [{ name: "main", ...main }],
   });
   try {
     const url = await mf.ready;
@@ -54,4 +55,16 @@ export async function serveWorker(
     await mf.dispose().catch(() => undefined);
     throw error;
   }
+}
+
+function workerOptions(bundle: WorkerBundle, bindings: Record<string, string>) {
+  return {
+    scriptPath: bundle.scriptPath,
+    // workerd refuses module paths that climb out of its root with "..".
+    modulesRoot: dirname(bundle.scriptPath),
+    modules: true,
+    compatibilityDate: bundle.compatibilityDate,
+    compatibilityFlags: bundle.compatibilityFlags,
+    bindings,
+  };
 }

@@ -3,6 +3,7 @@
  */
 import type { AccuracyData } from "../sections/accuracy.ts";
 import type { BundleData } from "../sections/bundle-size.ts";
+import type { CpuData } from "../sections/cpu.ts";
 import type { EdgeBurstData } from "../sections/edge-burst.ts";
 import type { MemoryData } from "../sections/memory.ts";
 import type { PolicyData } from "../sections/policy.ts";
@@ -38,6 +39,7 @@ export interface BenchResults {
     bundles: Outcome<BundleData>;
     trace: Outcome<TraceData>;
     policy: Outcome<PolicyData>;
+    cpu: Outcome<CpuData>;
   };
 }
 

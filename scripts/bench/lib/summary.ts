@@ -23,6 +23,7 @@ export function summaryTable(results: BenchResults): string {
     ...policyRows(results),
     ...throughputRows(results),
     ...shimRows(results),
+    ...cpuRows(results),
     ...accuracyRows(results),
     ...memoryRows(results),
     ...bundleRows(results),
@@ -89,13 +90,13 @@ function throughputRows({ sections }: BenchResults): Row[] {
       const r = (versus: string) => ratios.find((x) => x.concurrency === c && x.rules === rules && x.versus === versus);
       const floor = find("floor", c);
       const pass = find("pass-through", c);
-      const cell = (row?: ThroughputRow) => (row ? `${int(row.rps)} req/s, p50 ${num(row.p50, 0)} / p99 ${num(row.p99, 0)} ms` : "–");
+      const cell = (row?: ThroughputRow) => (row ? `${int(row.rps)} req/s, p50 ${num(row.p50)} / p99 ${num(row.p99)} ms` : "–");
       out.push([
         `Worker at c=${c}, ${rules === 1 ? "one rule" : "two rules"} (floor ${int(floor?.rps)}, pass-through ${int(pass?.rps)} req/s)`,
         cell(ours),
         cell(peer),
         ours
-          ? `req/s ratewall/floor ${ratio(r("floor")?.rps)} (rounds ${range(r("floor")?.rpsRange)}), /peer ${ratio(r("peer")?.rps)} (${range(r("peer")?.rpsRange)}), /pass-through ${ratio(r("pass-through")?.rps)}; p99 ratewall/floor ${ratio(r("floor")?.p99)}, /peer ${ratio(r("peer")?.p99)}`
+          ? `medians of per-round ratios: req/s ratewall/floor ${ratio(r("floor")?.rps)} (rounds ${range(r("floor")?.rpsRange)}), /peer ${ratio(r("peer")?.rps)} (${range(r("peer")?.rpsRange)}), /pass-through ${ratio(r("pass-through")?.rps)}; p99 ratewall/floor ${ratio(r("floor")?.p99)}, /peer ${ratio(r("peer")?.p99)}`
           : "ratewall not measured",
       ]);
     }
@@ -108,13 +109,33 @@ function range(values?: [number, number]): string {
 }
 
 function shimRows({ sections }: BenchResults): Row[] {
-  if (sections.shimVsRedis.status !== "ok") return [skippedRow("Shim vs direct Redis", sections.shimVsRedis.reason)];
-  return sections.shimVsRedis.data.rows.map((row) => [
-    `Shim vs direct Redis, EVALSHA at c=${row.concurrency}`,
-    `${int(row.shim.rps)} vs ${int(row.direct.rps)} decisions/s`,
-    "(same shim)",
-    `throughput shim/direct ${ratio(row.throughputRatio)}; added latency p50 +${num(row.addedP50Ms)} ms, p99 +${num(row.addedP99Ms)} ms`,
+  if (sections.shimVsRedis.status !== "ok") return [skippedRow("The shim under load", sections.shimVsRedis.reason)];
+  const rows = sections.shimVsRedis.data.rows;
+  const out: Row[] = rows.map((row) => [
+    `Shim, one EVALSHA at c=${row.concurrency} (direct Redis ${int(row.paths.direct.rps)} req/s, p50 ${num(row.paths.direct.p50, 3)} ms)`,
+    `${int(row.paths["ratewall-shim"].rps)} req/s, p50 ${num(row.paths["ratewall-shim"].p50, 3)} ms`,
+    `${int(row.paths["peer-shim"].rps)} req/s, p50 ${num(row.paths["peer-shim"].p50, 3)} ms (its Node shim)`,
+    `ratewall shim / peer shim ${ratio(row.overPeer)} (rounds ${range(row.overPeerRange)}), / direct ${ratio(row.overDirect)} (${range(row.overDirectRange)}); median of per-round ratios`,
   ]);
+  const c1 = rows.find((row) => row.concurrency === 1);
+  if (c1) out.push(["p50 the ratewall shim adds to direct Redis at c=1", `+${num(c1.addedP50Ms, 3)} ms`, `+${num(c1.paths["peer-shim"].p50 - c1.paths.direct.p50, 3)} ms`, "median over rounds of shim p50 − direct p50"]);
+  return out;
+}
+
+function cpuRows({ sections }: BenchResults): Row[] {
+  if (sections.cpu.status !== "ok") return [skippedRow("CPU per request", sections.cpu.reason)];
+  const { rows, ratios } = sections.cpu.data;
+  const us = (contender: string) => rows.find((r) => r.contender === contender)?.cpuUs;
+  const paired = (contender: string, versus: string) => {
+    const found = ratios.find((r) => r.contender === contender && r.versus === versus);
+    return found ? `${ratio(found.ratio)} (rounds ${range(found.range)})` : "–";
+  };
+  const cell = (contender: string) => `${num(us(contender), 0)} µs`;
+  return [
+    ["CPU per allowed request, one rule (workerd, fetches answered in-process)", cell("ratewall-1"), cell("peer-1"), `ratewall/peer ${paired("ratewall-1", "peer-1")}; floor ${cell("floor")}, pass-through ${cell("pass-through")}`],
+    ["CPU per allowed request, two rules", cell("ratewall-2"), cell("peer-2"), `ratewall/peer ${paired("ratewall-2", "peer-2")}`],
+    ["CPU per request refused from the block cache", cell("ratewall-refused"), "–", `refused / pass-through ${paired("ratewall-refused", "pass-through")}; median of per-round ratios`],
+  ];
 }
 
 function accuracyRows({ sections }: BenchResults): Row[] {

@@ -20,7 +20,7 @@ export interface ThroughputRow {
   rps: number;
   p50: number;
   p99: number;
-  /** connections / rps: the mean latency, finer than autocannon's whole-ms percentiles. */
+  /** connections / rps: the mean latency, which the rps ratios mirror. */
   meanMs: number;
   /** Responses that were not 200, and socket errors, over all rounds (should be 0). */
   non200: number;
@@ -47,6 +47,8 @@ export interface ThroughputRatio {
 export interface ThroughputData {
   secondsPerRound: number;
   rounds: number;
+  /** Unrecorded requests per Worker and concurrency before the rounds. */
+  warmupRequests: number;
   rows: ThroughputRow[];
   ratios: ThroughputRatio[];
 }
@@ -71,17 +73,18 @@ export async function measureThroughput(ctx: BenchContext): Promise<Outcome<Thro
   if (!ctx.ratewallMissing) contenders.push("ratewall-1", "ratewall-2");
   contenders.push("peer-1", "peer-2");
   const kinds = [...new Set(contenders.map((c) => routes[c][0]))];
-  const { concurrency, rounds, seconds } = ctx.profile.throughput;
+  const { concurrency, rounds, seconds, warmupRequests } = ctx.profile.throughput;
   const rows: ThroughputRow[] = [];
   const ratios: ThroughputRatio[] = [];
   const workers = new Map<WorkerKind, ServedWorker>();
   for (const kind of kinds) workers.set(kind, await ctx.workers.get(kind));
   const url = (contender: Contender) => `${workers.get(routes[contender][0])!.url}${routes[contender][1]}`;
   for (const connections of concurrency) {
-    // Unrecorded warm-up: JIT, connection pools and script caches, at this concurrency.
+    // Unrecorded warm-up: JIT, connection pools and script caches, at this concurrency; too short
+    // a warm-up shows up as every contender speeding up round after round.
     for (const contender of contenders) {
       ctx.progress.step(`throughput c=${connections} warm-up: ${contender}`);
-      await ctx.load.run({ url: url(contender), connections, amount: connections * 10, headers: { "cf-connecting-ip": "10.255.0.1" } });
+      await ctx.load.run({ url: url(contender), connections, amount: Math.max(warmupRequests, connections), headers: { "cf-connecting-ip": "10.255.0.1" } });
     }
     const byContender = await interleave(contenders, rounds, (contender, round) => {
       ctx.progress.step(`throughput c=${connections} round ${round + 1}/${rounds}: ${contender}`);
@@ -92,7 +95,7 @@ export async function measureThroughput(ctx: BenchContext): Promise<Outcome<Thro
     for (const contender of contenders) rows.push(summarize(contender, connections, byContender[contender]));
     ratios.push(...ratiosAt(connections, byContender));
   }
-  return measured({ secondsPerRound: seconds, rounds, rows, ratios });
+  return measured({ secondsPerRound: seconds, rounds, warmupRequests, rows, ratios });
 }
 
 function ratiosAt(concurrency: number, byContender: Partial<Record<Contender, LoadResult[]>>): ThroughputRatio[] {
