@@ -3,7 +3,7 @@ import { readAnswer } from "./answers.ts";
 import { CONFIG, RESET, STATUS } from "./fixtures.ts";
 
 describe("telling the admin API's answers from an origin's", () => {
-  it("accepts each command's answer as JSON, problem-style +json types included", () => {
+  it("Should accept each command's answer as JSON, problem-style +json types included", () => {
     expect(readAnswer("status", "application/json; charset=utf-8", JSON.stringify(STATUS))).toEqual(STATUS);
     expect(readAnswer("reset", "application/json", JSON.stringify(RESET))).toEqual(RESET);
     expect(readAnswer("config", "application/vnd.ratewall+json", JSON.stringify(CONFIG))).toEqual(CONFIG);

@@ -4,7 +4,7 @@ import { AdminUsageError, parseAdminArgs } from "./args.ts";
 const env = { RATEWALL_ADMIN_TOKEN: "t".repeat(32) };
 
 describe("the admin CLI's arguments", () => {
-  it("reads a status command with the default URL, the default route and the token from RATEWALL_ADMIN_TOKEN", () => {
+  it("Should read a status command with the default URL, the default route and the token from RATEWALL_ADMIN_TOKEN", () => {
     expect(parseAdminArgs(["status", "203.0.113.7"], env)).toEqual({
       command: { name: "status", target: { by: "client", value: "203.0.113.7" } },
       url: "http://127.0.0.1:8787",
@@ -13,7 +13,7 @@ describe("the admin CLI's arguments", () => {
     });
   });
 
-  it("takes flags before or after the positional, and sends the value as key= with --key", () => {
+  it("Should take flags before or after the positional, and send the value as key= with --key", () => {
     expect(parseAdminArgs(["--json", "reset", "--route", "api", "k-123", "--key", "--url", "https://rl.example.com/"], env)).toEqual({
       command: { name: "reset", target: { by: "key", value: "k-123" }, route: "api" },
       url: "https://rl.example.com",
@@ -22,7 +22,7 @@ describe("the admin CLI's arguments", () => {
     });
   });
 
-  it("reads config without a client, and treats --help as a request for the usage even without a token", () => {
+  it("Should read config without a client, and treat --help as a request for the usage even without a token", () => {
     expect(parseAdminArgs(["config"], env)?.command).toEqual({ name: "config" });
     expect(parseAdminArgs(["status", "--help"], {})).toBeUndefined();
     expect(parseAdminArgs(["-h"], {})).toBeUndefined();
@@ -45,13 +45,13 @@ describe("the admin CLI's arguments", () => {
     expect(() => parseAdminArgs(argv, env)).toThrowError(new AdminUsageError(message));
   });
 
-  it("refuses to run without RATEWALL_ADMIN_TOKEN, naming the variable", () => {
+  it("Should refuse to run without RATEWALL_ADMIN_TOKEN, naming the variable", () => {
     const message = "RATEWALL_ADMIN_TOKEN is not set (export the Worker's ADMIN_TOKEN as RATEWALL_ADMIN_TOKEN)";
     expect(() => parseAdminArgs(["config"], {})).toThrowError(new AdminUsageError(message));
     expect(() => parseAdminArgs(["config"], { RATEWALL_ADMIN_TOKEN: "" })).toThrowError(new AdminUsageError(message));
   });
 
-  it("refuses unknown flags and flags without their value by name", () => {
+  it("Should refuse unknown flags and flags without their value by name", () => {
     expect(() => parseAdminArgs(["status", "1.2.3.4", "--token", "x"], env)).toThrowError(/'--token'/);
     expect(() => parseAdminArgs(["status", "1.2.3.4", "--route"], env)).toThrowError(/'--route <value>' argument missing/);
   });

@@ -69,19 +69,19 @@ describe("npm run admin against a Worker", () => {
     delete state.origin;
   });
 
-  it("GETs the status with the bearer token, the client and the route, and prints the table", async () => {
+  it("Should GET the status with the bearer token, the client and the route, and print the table", async () => {
     const result = await runCli(["status", "203.0.113.7", "--route", "api", "--url", url], withToken);
     expect(seen).toEqual([{ method: "GET", url: "/__ratewall/status?client=203.0.113.7&route=api", authorization: `Bearer ${TOKEN}` }]);
     expect(result).toEqual({ code: 0, stdout: `${formatStatus(STATUS)}\n`, stderr: "" });
   }, 30_000);
 
-  it("POSTs a reset of a raw key on the default route, and prints what was deleted", async () => {
+  it("Should POST a reset of a raw key on the default route, and print what was deleted", async () => {
     const result = await runCli(["reset", "key 42", "--key", "--url", url], withToken);
     expect(seen).toEqual([{ method: "POST", url: "/__ratewall/reset?key=key+42", authorization: `Bearer ${TOKEN}` }]);
     expect(result).toEqual({ code: 0, stdout: `${formatReset(RESET)}\n`, stderr: "" });
   }, 30_000);
 
-  it("GETs the config and prints it as a listing, or the JSON as received with --json", async () => {
+  it("Should GET the config and print it as a listing, or the JSON as received with --json", async () => {
     const table = await runCli(["config", "--url", url], withToken);
     const json = await runCli(["config", "--json", "--url", url], withToken);
     expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual(["GET /__ratewall/config", "GET /__ratewall/config"]);
@@ -89,12 +89,12 @@ describe("npm run admin against a Worker", () => {
     expect(json).toEqual({ code: 0, stdout: `${JSON.stringify(CONFIG)}\n`, stderr: "" });
   }, 30_000);
 
-  it("exits 1 with the problem's status, title and detail on an unknown route", async () => {
+  it("Should exit 1 with the problem's status, title and detail on an unknown route", async () => {
     const result = await runCli(["status", "203.0.113.7", "--route", "apii", "--url", url], withToken);
     expect(result).toEqual({ code: 1, stdout: "", stderr: 'ratewall admin: 404 Not Found: unknown route "apii" (routes: api, example.com/health)\n' });
   }, 30_000);
 
-  it("exits 1 with the problem's detail on a wrong token", async () => {
+  it("Should exit 1 with the problem's detail on a wrong token", async () => {
     const result = await runCli(["config", "--url", url], { RATEWALL_ADMIN_TOKEN: "wrong" });
     expect(seen).toEqual([{ method: "GET", url: "/__ratewall/config", authorization: "Bearer wrong" }]);
     expect(result).toEqual({ code: 1, stdout: "", stderr: "ratewall admin: 401 Unauthorized: missing or wrong bearer token\n" });
@@ -109,14 +109,14 @@ describe("npm run admin against a Worker", () => {
     expect(result).toEqual({ code: 1, stdout: "", stderr: `ratewall admin: ${url} answered 200 with ${type}, not the admin API's status JSON (is ADMIN_TOKEN set on the Worker?)\n` });
   }, 30_000);
 
-  it("exits 2 with the usage, sending nothing, when RATEWALL_ADMIN_TOKEN is unset", async () => {
+  it("Should exit 2 with the usage, sending nothing, when RATEWALL_ADMIN_TOKEN is unset", async () => {
     const result = await runCli(["status", "203.0.113.7", "--url", url], {});
     expect(seen).toEqual([]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^ratewall admin: RATEWALL_ADMIN_TOKEN is not set .*\nUsage: ratewall-admin <command>/);
   }, 30_000);
 
-  it("exits 1 naming the URL when nothing listens there", async () => {
+  it("Should exit 1 naming the URL when nothing listens there", async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const port = (closed.address() as AddressInfo).port;

@@ -4,7 +4,7 @@ import { formatConfig, formatProblem, formatReset, formatStatus } from "./format
 import { table, waitText, windowText } from "./table.ts";
 
 describe("the admin CLI's tables", () => {
-  it("prints a status as a heading and one aligned row per rule, numbers on the right", () => {
+  it("Should print a status as a heading and one aligned row per rule, numbers on the right", () => {
     const answer = { client: "203.0.113.7", route: "default", rules: [{ name: "default", algorithm: "fixed-window", limit: 100, windowMs: 60_000, remaining: 97, resetMs: 42_100 }] };
     expect(formatStatus(answer)).toBe(
       [
@@ -23,17 +23,17 @@ describe("the admin CLI's tables", () => {
     );
   });
 
-  it("says so when a status has no rules, because the route is unlimited", () => {
+  it("Should say so when a status has no rules, because the route is unlimited", () => {
     expect(formatStatus({ client: "c1", route: "health", rules: [] })).toBe("client c1 · route health\nno rules: the route is unlimited");
   });
 
-  it("prints a reset as one line with the number of keys deleted", () => {
+  it("Should print a reset as one line with the number of keys deleted", () => {
     expect(formatReset({ client: "203.0.113.7", route: "api", deleted: 2 })).toBe("reset client 203.0.113.7 on route api: deleted 2 Redis keys");
     expect(formatReset({ client: "203.0.113.7", route: "default", deleted: 1 })).toBe("reset client 203.0.113.7 on route default: deleted 1 Redis key");
     expect(formatReset({ client: "c1", route: "default", deleted: 0 })).toBe("reset client c1 on route default: nothing to delete (no counters in Redis)");
   });
 
-  it("prints the config as dotted settings, then the routes with the default route last, and unknown fields as JSON", () => {
+  it("Should print the config as dotted settings, then the routes with the default route last, and unknown fields as JSON", () => {
     expect(formatConfig(CONFIG)).toBe(
       [
         "setting           value",
@@ -59,7 +59,7 @@ describe("the admin CLI's tables", () => {
     );
   });
 
-  it("gives a route or rule field the contract does not name a column or a name=value of its own, and leaves out the origin column when no route has one", () => {
+  it("Should give a route or rule field the contract does not name a column or a name=value of its own, and leave out the origin column when no route has one", () => {
     const route = { pattern: "*/*", scope: "", rules: [{ name: "default", algorithm: "gcra", limit: 5, windowMs: 1_500, jitter: true }], unlimited: false, key: { kind: "cookie", name: "sid" }, cost: 2, mode: "enforce", weight: 3 };
     expect(formatConfig({ defaultRoute: route, routes: [] })).toBe(
       [
@@ -72,7 +72,7 @@ describe("the admin CLI's tables", () => {
     );
   });
 
-  it("prints an error answer's status, title and detail, with Retry-After when given", () => {
+  it("Should print an error answer's status, title and detail, with Retry-After when given", () => {
     const problem = (status: number, title: string, detail: string) => JSON.stringify({ type: "about:blank", title, status, detail });
     expect(formatProblem(404, "Not Found", problem(404, "Not Found", 'unknown route "apii" (routes: api, example.com/health)'))).toBe(
       'ratewall admin: 404 Not Found: unknown route "apii" (routes: api, example.com/health)',
@@ -82,14 +82,14 @@ describe("the admin CLI's tables", () => {
     );
   });
 
-  it("falls back to the status text and the body's text when an error answer is not problem+json", () => {
+  it("Should fall back to the status text and the body's text when an error answer is not problem+json", () => {
     expect(formatProblem(502, "Bad Gateway", "  upstream down\n")).toBe("ratewall admin: 502 Bad Gateway: upstream down");
     expect(formatProblem(500, "Internal Server Error", "")).toBe("ratewall admin: 500 Internal Server Error");
   });
 });
 
 describe("the admin CLI's layout helpers", () => {
-  it("pads columns two spaces apart without trailing spaces", () => {
+  it("Should pad columns two spaces apart without trailing spaces", () => {
     expect(table([{ heading: "a" }, { heading: "n", right: true }, { heading: "last" }], [["long", "10", ""], ["x", "1", "y"]])).toBe("a      n  last\nlong  10\nx      1  y");
   });
 

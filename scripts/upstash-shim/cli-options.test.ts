@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CliUsageError, isLoopback, maskCredentials, parseCliOptions } from "./cli-options.ts";
 
 describe("the shim CLI's options", () => {
-  it("defaults to loopback on 8079 and falls back to REDIS_URL and UPSTASH_REDIS_REST_TOKEN", () => {
+  it("Should default to loopback on 8079 and fall back to REDIS_URL and UPSTASH_REDIS_REST_TOKEN", () => {
     expect(parseCliOptions([], { REDIS_URL: "redis://127.0.0.1:6390", UPSTASH_REDIS_REST_TOKEN: "t" })).toEqual({
       port: 8079,
       host: "127.0.0.1",
@@ -13,12 +13,12 @@ describe("the shim CLI's options", () => {
     });
   });
 
-  it("prefers flags over the environment", () => {
+  it("Should prefer flags over the environment", () => {
     const options = parseCliOptions(["--port", "0", "--redis-url", "redis://h:1", "--token", "flag"], { UPSTASH_REDIS_REST_TOKEN: "env" });
     expect(options).toMatchObject({ port: 0, redisUrl: "redis://h:1", token: "flag" });
   });
 
-  it("takes --cluster to mean that the Redis URL is one node of a Redis Cluster", () => {
+  it("Should take --cluster to mean that the Redis URL is one node of a Redis Cluster", () => {
     expect(parseCliOptions(["--cluster", "--token", "t"], {})).toMatchObject({ cluster: true });
   });
 
@@ -32,11 +32,11 @@ describe("the shim CLI's options", () => {
     expect(() => parseCliOptions(argv, {})).toThrowError(new CliUsageError(message));
   });
 
-  it("refuses unknown flags by name", () => {
+  it("Should refuse unknown flags by name", () => {
     expect(() => parseCliOptions(["--prot", "1"], {})).toThrowError(/'--prot'/);
   });
 
-  it("tells loopback hosts from others, and masks Redis passwords in logs", () => {
+  it("Should tell loopback hosts from others, and mask Redis passwords in logs", () => {
     expect([isLoopback("127.0.0.1"), isLoopback("::1"), isLoopback("0.0.0.0")]).toEqual([true, true, false]);
     expect(maskCredentials("redis://user:s3cret@h:6379")).toBe("redis://user:***@h:6379");
   });

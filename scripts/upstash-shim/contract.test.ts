@@ -19,14 +19,14 @@ afterAll(() => shim.close());
 const key = (name: string) => `contract:${name}:${randomUUID()}`;
 
 describe("@upstash/redis through the shim: data types", () => {
-  it("sets and gets strings, numbers, booleans and objects", async () => {
+  it("Should set and get strings, numbers, booleans and objects", async () => {
     const [s, n, t, o] = [key("s"), key("n"), key("t"), key("o")];
     await Promise.all([redis.set(s, "hello"), redis.set(n, 42), redis.set(t, true), redis.set(o, { a: [1, "x"] })]);
     expect(await Promise.all([redis.get(s), redis.get(n), redis.get(t), redis.get(o)])).toEqual(["hello", 42, true, { a: [1, "x"] }]);
     expect(await redis.incrbyfloat(n, 1.5)).toBe(43.5);
   });
 
-  it("round-trips control characters and non-ASCII text exactly", async () => {
+  it("Should round-trip control characters and non-ASCII text exactly", async () => {
     const k = key("text");
     const value = "nul\u0000 bell\u0007 é 中文 🎉 \uFFFD line\nbreak OK";
     await redis.set(k, value);
@@ -34,27 +34,27 @@ describe("@upstash/redis through the shim: data types", () => {
     expect(await redis.strlen(k)).toBe(Buffer.byteLength(value));
   });
 
-  it("keeps the OK reply and numeric-looking strings intact inside arrays", async () => {
+  it("Should keep the OK reply and numeric-looking strings intact inside arrays", async () => {
     const [a, b] = [key("a"), key("b")];
     await redis.mset({ [a]: "OK", [b]: "098e0f0d1448c0a81dafe820f66d460eb09263da" });
     expect(await redis.mget(a, b)).toEqual(["OK", "098e0f0d1448c0a81dafe820f66d460eb09263da"]);
   });
 
-  it("reads hashes back as objects", async () => {
+  it("Should read hashes back as objects", async () => {
     const h = key("h");
     await redis.hset(h, { name: "ada", visits: 3 });
     expect(await redis.hgetall(h)).toEqual({ name: "ada", visits: 3 });
     expect(await redis.hincrby(h, "visits", 2)).toBe(5);
   });
 
-  it("pushes and ranges lists", async () => {
+  it("Should push and range lists", async () => {
     const l = key("l");
     await redis.rpush(l, "a", "b", "3");
     expect(await redis.lrange(l, 0, -1)).toEqual(["a", "b", 3]);
     expect(await redis.lpop(l)).toBe("a");
   });
 
-  it("keeps sorted-set scores", async () => {
+  it("Should keep sorted-set scores", async () => {
     const z = key("z");
     await redis.zadd(z, { score: 1.5, member: "m1" }, { score: 99.5, member: "m2" });
     expect(await redis.zrange(z, 0, -1, { withScores: true })).toEqual(["m1", 1.5, "m2", 99.5]);
@@ -63,19 +63,19 @@ describe("@upstash/redis through the shim: data types", () => {
 });
 
 describe("@upstash/redis through the shim: scripts", () => {
-  it("evaluates scripts with keys and arguments", async () => {
+  it("Should evaluate scripts with keys and arguments", async () => {
     const k = key("eval");
     expect(await redis.eval("return redis.call('INCRBY', KEYS[1], ARGV[1])", [k], [7])).toBe(7);
   });
 
-  it("loads a script, returns its SHA1, and runs it by digest", async () => {
+  it("Should load a script, return its SHA1, and run it by digest", async () => {
     const id = randomUUID();
     const script = `return ARGV[1] .. '${id}'`;
     expect(await redis.scriptLoad(script)).toBe(sha1(script));
     expect(await redis.evalsha(sha1(script), [], ["x"])).toBe(`x${id}`);
   });
 
-  it("passes NOSCRIPT through so that the client can fall back to EVAL", async () => {
+  it("Should pass NOSCRIPT through so that the client can fall back to EVAL", async () => {
     await expect(redis.evalsha("0".repeat(40), [], [])).rejects.toThrow("NOSCRIPT No matching script. Please use EVAL.");
   });
 
@@ -89,7 +89,7 @@ describe("@upstash/redis through the shim: scripts", () => {
     expect(await redis.scriptExists(script.sha1)).toEqual([1]);
   });
 
-  it("answers SCRIPT LOAD of a shebang script with the digest of the original text", async () => {
+  it("Should answer SCRIPT LOAD of a shebang script with the digest of the original text", async () => {
     const id = `id-${randomUUID()}`;
     const text = `#!lua flags=allow-key-locking\nreturn '${id}'`;
     expect(await redis.scriptLoad(text)).toBe(sha1(text));
@@ -98,7 +98,7 @@ describe("@upstash/redis through the shim: scripts", () => {
 });
 
 describe("@upstash/redis through the shim: pipelines, transactions, errors", () => {
-  it("returns an explicit pipeline's error in the middle with keepErrors", async () => {
+  it("Should return an explicit pipeline's error in the middle with keepErrors", async () => {
     const k = key("p");
     const p = redis.pipeline();
     p.set(k, "v");
@@ -112,14 +112,14 @@ describe("@upstash/redis through the shim: pipelines, transactions, errors", () 
     ]);
   });
 
-  it("throws for an explicit pipeline's error without keepErrors", async () => {
+  it("Should throw for an explicit pipeline's error without keepErrors", async () => {
     const p = redis.pipeline();
     p.set(key("p"), "v");
     p.evalsha("0".repeat(40), [], []);
     await expect(p.exec()).rejects.toThrow("Command 2 [ evalsha ] failed: NOSCRIPT No matching script. Please use EVAL.");
   });
 
-  it("applies a multi() whose middle command fails at runtime, and reports that failure", async () => {
+  it("Should apply a multi() whose middle command fails at runtime, and report that failure", async () => {
     const k = key("tx");
     const tx = redis.multi();
     tx.set(k, "x");
@@ -129,7 +129,7 @@ describe("@upstash/redis through the shim: pipelines, transactions, errors", () 
     expect(await redis.mget(k, `${k}:after`)).toEqual(["x", "y"]);
   });
 
-  it("runs a successful multi() atomically", async () => {
+  it("Should run a successful multi() atomically", async () => {
     const k = key("tx");
     const tx = redis.multi();
     tx.incr(k);
@@ -137,7 +137,7 @@ describe("@upstash/redis through the shim: pipelines, transactions, errors", () 
     expect(await tx.exec()).toEqual([1, 2]);
   });
 
-  it("gives the client a new read-your-writes token after every request", async () => {
+  it("Should give the client a new read-your-writes token after every request", async () => {
     const client = new Redis({ url: shim.url, token: TOKEN, enableTelemetry: false, enableAutoPipelining: false });
     const seen = new Set<string | undefined>();
     for (let i = 0; i < 3; i++) {
@@ -148,12 +148,12 @@ describe("@upstash/redis through the shim: pipelines, transactions, errors", () 
     expect([...seen].every((token) => typeof token === "string" && token.length > 0)).toBe(true);
   });
 
-  it("throws when the token is wrong", async () => {
+  it("Should throw when the token is wrong", async () => {
     const intruder = new Redis({ url: shim.url, token: "wrong", enableTelemetry: false });
     await expect(intruder.get("x")).rejects.toThrow("Unauthorized");
   });
 
-  it("delivers published messages to a subscriber", async () => {
+  it("Should deliver published messages to a subscriber", async () => {
     const channel = key("chan");
     const subscriber = redis.subscribe<{ n: number }>([channel]);
     const received: unknown[] = [];

@@ -7,7 +7,7 @@ import { ScriptRegistry, sha1, stripUpstashFlags } from "./scripts.ts";
 const b = (text: string) => Buffer.from(text);
 
 describe("argument conversion (docs/shim.md §3)", () => {
-  it("upper-cases the name and prints numbers and booleans as the client does", () => {
+  it("Should upper-case the name and print numbers and booleans as the client does", () => {
     expect(parseCommandBody('["evalsha","e0e1",1,"key1","a",2,true]')).toEqual({
       name: "EVALSHA",
       args: ["e0e1", "1", "key1", "a", "2", "true"],
@@ -37,7 +37,7 @@ describe("argument conversion (docs/shim.md §3)", () => {
     expect(() => parsePipelineBody(body)).toThrowError(new RequestError(400, message));
   });
 
-  it("reads a command from the path form, with the body last but one and the query after it", () => {
+  it("Should read a command from the path form, with the body last but one and the query after it", () => {
     const command = pathFormCommand(new URL("http://h/set/a%20key/v?_token=t&EX=100&NX"), b("body"));
     expect(command).toEqual({ name: "SET", args: ["a key", "v", b("body"), "EX", "100", "NX"] });
   });
@@ -65,13 +65,13 @@ describe("RESP2 replies as JSON (docs/shim.md §4.1, §5, §15)", () => {
     expect(resultJson(reply, true)).toBe(base64);
   });
 
-  it("keeps binary bytes exact in base64 and replaces invalid UTF-8 with U+FFFD without it", () => {
+  it("Should keep binary bytes exact in base64 and replace invalid UTF-8 with U+FFFD without it", () => {
     const bytes = Buffer.from([0xff, 0x00, 0xc3, 0xa9]);
     expect(resultJson(bytes, true)).toBe(`{"result":"${bytes.toString("base64")}"}`);
     expect(JSON.parse(resultJson(bytes, false))).toEqual({ result: "\uFFFD\u0000é" });
   });
 
-  it("never encodes errors, and gives error entries no result key", () => {
+  it("Should never encode errors, and give error entries no result key", () => {
     expect(errorJson("ERR boom")).toBe('{"error":"ERR boom"}');
     expect(entryJson(new Error("NOSCRIPT No matching script. Please use EVAL."), true)).toBe(
       '{"error":"NOSCRIPT No matching script. Please use EVAL."}',
@@ -85,7 +85,7 @@ describe("refused commands (docs/shim.md §13)", () => {
     (name) => expect(refusal({ name, args: [] })).toBe(`ERR Command is not available: '${name}'`),
   );
 
-  it("refuses XREAD only when it would block, and lets ordinary commands through", () => {
+  it("Should refuse XREAD only when it would block, and let ordinary commands through", () => {
     expect(refusal({ name: "XREAD", args: ["block", "0", "STREAMS", "s", "$"] })).toBe("ERR Command is not available: 'XREAD'");
     expect(refusal({ name: "XREAD", args: ["STREAMS", "s", "0"] })).toBeUndefined();
     expect(refusal({ name: "EVALSHA", args: [] })).toBeUndefined();
@@ -93,24 +93,24 @@ describe("refused commands (docs/shim.md §13)", () => {
 });
 
 describe("the allow-key-locking shebang (docs/shim.md §9.4)", () => {
-  it("drops the shebang line when the Upstash flag was the only one, keeping the line count", () => {
+  it("Should drop the shebang line when the Upstash flag was the only one, keeping the line count", () => {
     expect(stripUpstashFlags("#!lua flags=allow-key-locking\nreturn 1")).toBe("\nreturn 1");
   });
 
-  it("keeps the other flags", () => {
+  it("Should keep the other flags", () => {
     expect(stripUpstashFlags("#!lua flags=no-writes,allow-key-locking\nreturn 1")).toBe("#!lua flags=no-writes\nreturn 1");
   });
 
-  it("drops the whole shebang line for Redis before 7, which knows no shebang", () => {
+  it("Should drop the whole shebang line for Redis before 7, which knows no shebang", () => {
     expect(stripUpstashFlags("#!lua flags=no-writes,allow-key-locking\nreturn 1", false)).toBe("\nreturn 1");
   });
 
-  it("leaves scripts without the flag alone", () => {
+  it("Should leave scripts without the flag alone", () => {
     expect(stripUpstashFlags("return 1")).toBeUndefined();
     expect(stripUpstashFlags("#!lua flags=no-writes\nreturn 1")).toBeUndefined();
   });
 
-  it("sends EVALSHA of the original digest as the rewritten script's digest, once the script was seen", () => {
+  it("Should send EVALSHA of the original digest as the rewritten script's digest, once the script was seen", () => {
     const scripts = new ScriptRegistry();
     const original = "#!lua flags=allow-key-locking\nreturn 1";
     expect(scripts.plan({ name: "EVALSHA", args: [sha1(original), "0"] }).command.args[0]).toBe(sha1(original));
@@ -119,7 +119,7 @@ describe("the allow-key-locking shebang (docs/shim.md §9.4)", () => {
     expect(scripts.plan({ name: "SCRIPT", args: ["EXISTS", sha1(original)] }).command.args).toEqual(["EXISTS", sha1("\nreturn 1")]);
   });
 
-  it("answers SCRIPT LOAD with the digest of the original text, and forgets everything on SCRIPT FLUSH", () => {
+  it("Should answer SCRIPT LOAD with the digest of the original text, and forget everything on SCRIPT FLUSH", () => {
     const scripts = new ScriptRegistry();
     const original = "#!lua flags=allow-key-locking\nreturn 2";
     const load = scripts.plan({ name: "SCRIPT", args: ["load", original] });

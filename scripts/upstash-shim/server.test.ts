@@ -68,25 +68,25 @@ describe("the examples of docs/shim.md §15", () => {
     expect(res.headers.get("content-type")).toBe("application/json");
   });
 
-  it("answers GET /set/<k>/<v>?_token=… in the path form", async () => {
+  it("Should answer GET /set/<k>/<v>?_token=… in the path form", async () => {
     expect(await call(`/set/${p}path/bar?_token=${TOKEN}`, { method: "GET", headers: {} })).toMatchObject({ status: 200, body: '{"result":"OK"}' });
     expect(await call(`/get/${p}path`, { method: "GET" })).toMatchObject({ status: 200, body: '{"result":"bar"}' });
   });
 
-  it("answers DELETE / with 405 and a JSON body", async () => {
+  it("Should answer DELETE / with 405 and a JSON body", async () => {
     expect(await call("/", { method: "DELETE" })).toMatchObject({ status: 405, body: '{"error":"ERR method DELETE is not allowed"}' });
   });
 });
 
 describe("the path form (docs/shim.md §1)", () => {
-  it("appends the raw body as the last argument before the query parameters", async () => {
+  it("Should append the raw body as the last argument before the query parameters", async () => {
     const key = `srv:${randomUUID()}`;
     expect((await call(`/set/${key}?EX=100`, { body: "a raw body", headers: H })).body).toBe('{"result":"OK"}');
     expect((await call(`/get/${key}`, { method: "GET" })).body).toBe('{"result":"a raw body"}');
     expect((await call(`/ttl/${key}`, { method: "GET" })).body).toMatch(/^\{"result":(100|99)\}$/);
   });
 
-  it("stores a binary body byte for byte, and returns it exactly in base64", async () => {
+  it("Should store a binary body byte for byte, and return it exactly in base64", async () => {
     const key = `srv:${randomUUID()}`;
     const bytes = Buffer.from([0xff, 0x00, 0xfe, 0x80, 0x0a, 0xc3]);
     const res = await fetch(`${shim.url}/set/${key}`, { method: "POST", body: bytes, headers: H });
@@ -94,7 +94,7 @@ describe("the path form (docs/shim.md §1)", () => {
     expect((await call("/", { body: JSON.stringify(["GET", key]), headers: B64 })).body).toBe(`{"result":"${bytes.toString("base64")}"}`);
   });
 
-  it("percent-decodes path segments", async () => {
+  it("Should percent-decode path segments", async () => {
     const key = `srv:${randomUUID()} with spaces`;
     await call(`/set/${encodeURIComponent(key)}/caf%C3%A9`);
     expect((await call("/", { body: JSON.stringify(["GET", key]) })).body).toBe('{"result":"café"}');
@@ -102,7 +102,7 @@ describe("the path form (docs/shim.md §1)", () => {
 });
 
 describe("requests the shim refuses", () => {
-  it("answers 401 before reading the body when the token is wrong", async () => {
+  it("Should answer 401 before reading the body when the token is wrong", async () => {
     // The headers announce a body that is never sent: only an answer before reading it can arrive.
     const status = await new Promise<number>((resolve, reject) => {
       const url = new URL(shim.url);
@@ -118,37 +118,37 @@ describe("requests the shim refuses", () => {
     expect(status).toBe(401);
   });
 
-  it("accepts the token in the _token query parameter, and any Content-Type", async () => {
+  it("Should accept the token in the _token query parameter, and any Content-Type", async () => {
     const res = await call(`/?_token=${TOKEN}`, { body: '["PING"]', headers: { "content-type": "application/x-www-form-urlencoded" } });
     expect(res).toMatchObject({ status: 200, body: '{"result":"PONG"}' });
   });
 
-  it("refuses commands that change connection state or block, with Upstash's text", async () => {
+  it("Should refuse commands that change connection state or block, with Upstash's text", async () => {
     for (const command of [["SELECT", 1], ["CLIENT", "SETNAME", "x"], ["BLPOP", "k", 0], ["MULTI"], ["SUBSCRIBE", "c"], ["CONFIG", "GET", "*"]]) {
       const res = await call("/", { body: JSON.stringify(command) });
       expect(res).toEqual(expect.objectContaining({ status: 400, body: `{"error":"ERR Command is not available: '${command[0]}'"}` }));
     }
   });
 
-  it("reports a refused command inside a pipeline as its own entry and runs the others", async () => {
+  it("Should report a refused command inside a pipeline as its own entry and run the others", async () => {
     const key = `srv:${randomUUID()}`;
     const res = await call("/pipeline", { body: JSON.stringify([["SET", key, "1"], ["EXEC"], ["GET", key]]) });
     expect(res.body).toBe(`[{"result":"OK"},{"error":"ERR Command is not available: 'EXEC'"},{"result":"1"}]`);
   });
 
-  it("discards a whole transaction that holds a refused command", async () => {
+  it("Should discard a whole transaction that holds a refused command", async () => {
     const key = `srv:${randomUUID()}`;
     const res = await call("/multi-exec", { body: JSON.stringify([["SET", key, "1"], ["WATCH", key]]) });
     expect(res).toMatchObject({ status: 400, body: `{"error":"ERR Command is not available: 'WATCH'"}` });
     expect((await call("/", { body: JSON.stringify(["EXISTS", key]) })).body).toBe('{"result":0}');
   });
 
-  it("answers 404 with JSON for endpoints that do not exist", async () => {
+  it("Should answer 404 with JSON for endpoints that do not exist", async () => {
     expect(await call("/pipeline/extra", { body: "[]" })).toMatchObject({ status: 404, body: '{"error":"ERR endpoint not found: /pipeline/extra"}' });
     expect(await call("//set/a/b", { body: "" })).toMatchObject({ status: 404, body: '{"error":"ERR endpoint not found: //set/a/b"}' });
   });
 
-  it("answers any body, JSON or not, with a JSON result or error and never fails", async () => {
+  it("Should answer any body, JSON or not, with a JSON result or error and never fail", async () => {
     // Command names get a prefix, so that no generated command can be a real one (FLUSHALL…).
     const defuse = (value: unknown): unknown =>
       Array.isArray(value) && typeof value[0] === "string" ? [`NOTACMD_${value[0]}`, ...value.slice(1)] : value;
@@ -168,13 +168,13 @@ describe("requests the shim refuses", () => {
     );
   });
 
-  it("answers 400 for the resp2 response format, which it does not implement", async () => {
+  it("Should answer 400 for the resp2 response format, which it does not implement", async () => {
     const res = await call("/", { body: '["PING"]', headers: { ...H, "upstash-response-format": "resp2" } });
     expect(res.status).toBe(400);
     expect(JSON.parse(res.body)).toHaveProperty("error");
   });
 
-  it("answers 413 for a body over the limit, and keeps serving", async () => {
+  it("Should answer 413 for a body over the limit, and keep serving", async () => {
     const small = await startShim({ redisUrl: inject("redisUrl"), token: TOKEN, port: 0, maxBodyBytes: 64 });
     try {
       const big = JSON.stringify(["SET", "k", "x".repeat(200_000)]);
@@ -195,7 +195,7 @@ describe("requests the shim refuses", () => {
 });
 
 describe("headers and instrumentation", () => {
-  it("sends a new, non-empty upstash-sync-token on every response, errors included", async () => {
+  it("Should send a new, non-empty upstash-sync-token on every response, errors included", async () => {
     const tokens = [];
     for (const headers of [H, H, { authorization: "Bearer wrong" }]) {
       tokens.push((await call("/", { body: '["PING"]', headers })).headers.get("upstash-sync-token"));
@@ -204,7 +204,7 @@ describe("headers and instrumentation", () => {
     expect(new Set(tokens).size).toBe(3);
   });
 
-  it("answers a browser's preflight without a token, and exposes the sync token (§14)", async () => {
+  it("Should answer a browser's preflight without a token, and expose the sync token (§14)", async () => {
     const res = await fetch(`${shim.url}/pipeline`, { method: "OPTIONS", headers: { origin: "http://app.example", "access-control-request-method": "POST" } });
     expect(res.status).toBe(204);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
@@ -212,13 +212,13 @@ describe("headers and instrumentation", () => {
     expect(res.headers.get("access-control-expose-headers")).toBe("upstash-sync-token");
   });
 
-  it("counts requests and body bytes in both directions", async () => {
+  it("Should count requests and body bytes in both directions", async () => {
     shim.stats.reset();
     await call("/", { body: '["PING"]' });
     expect({ ...shim.stats, reset: undefined }).toEqual({ requests: 1, bytesIn: 8, bytesOut: '{"result":"PONG"}'.length, reset: undefined });
   });
 
-  it("answers with an injected status, and runs nothing, until the faults are cleared", async () => {
+  it("Should answer with an injected status, and run nothing, until the faults are cleared", async () => {
     const key = `srv:${randomUUID()}`;
     shim.faults.set({ status: 500, delayMs: 5 });
     try {
@@ -232,7 +232,7 @@ describe("headers and instrumentation", () => {
 });
 
 describe("Pub/Sub over SSE (docs/shim.md §11.7)", () => {
-  it("streams the subscribe confirmation and then raw published messages", async () => {
+  it("Should stream the subscribe confirmation and then raw published messages", async () => {
     const channel = `chan ${randomUUID()}`;
     const abort = new AbortController();
     const res = await fetch(`${shim.url}/subscribe/${encodeURIComponent(channel)}`, {
@@ -258,7 +258,7 @@ describe("Pub/Sub over SSE (docs/shim.md §11.7)", () => {
 });
 
 describe("when Redis is unreachable", () => {
-  it("starts anyway, answers 503 saying why, and serves once Redis comes up", async () => {
+  it("Should start anyway, answer 503 saying why, and serve once Redis comes up", async () => {
     const port = await freePort();
     const own = await startShim({ redisUrl: `redis://127.0.0.1:${port}`, token: TOKEN, port: 0 });
     let redis: Awaited<ReturnType<typeof startRedisServer>> | undefined;
@@ -276,7 +276,7 @@ describe("when Redis is unreachable", () => {
     }
   });
 
-  it("answers 503 with JSON at once, and serves again once Redis is back on the same port", async () => {
+  it("Should answer 503 with JSON at once, and serve again once Redis is back on the same port", async () => {
     const redis = await startRedisServer();
     const port = Number(new URL(redis.url).port);
     const own = await startShim({ redisUrl: redis.url, token: TOKEN, port: 0 });

@@ -7,13 +7,13 @@ import { describe, expect, it } from "vitest";
 describe("the Worker's Redis, through the Upstash REST shim", () => {
   const redis = Redis.fromEnv(env);
 
-  it("writes a value and reads it back", async () => {
+  it("Should write a value and read it back", async () => {
     const key = `worker-shim:${crypto.randomUUID()}`;
     await redis.set(key, "hello from workerd", { ex: 60 });
     expect(await redis.get(key)).toBe("hello from workerd");
   });
 
-  it("runs a Lua script with the allow-key-locking shebang, as the limiter's scripts do", async () => {
+  it("Should run a Lua script with the allow-key-locking shebang, as the limiter's scripts do", async () => {
     const key = `worker-shim:${crypto.randomUUID()}`;
     const script = "#!lua flags=allow-key-locking\nreturn redis.call('INCRBY', KEYS[1], ARGV[1])";
     expect(await redis.eval(script, [key], [5])).toBe(5);

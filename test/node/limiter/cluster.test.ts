@@ -67,7 +67,7 @@ describe("the keys of many clients on a three-master Redis Cluster", () => {
     expect(perMaster.reduce((a, b) => a + b)).toBe(CLIENTS);
   });
 
-  it("are all seen by KEYS and SCAN through @upstash/redis, and DBSIZE is the sum over the masters", async () => {
+  it("Should let @upstash/redis see every key through KEYS and SCAN, with DBSIZE the sum over the masters", async () => {
     const redis = new Upstash({ url: harness().shim.url, token: TOKEN, enableAutoPipelining: false, retry: { retries: 0 } });
     expect((await redis.keys(`${prefix}:*`)).length).toBe(CLIENTS);
     const scanned = new Set<string>();
@@ -89,7 +89,7 @@ describe("a route whose rules count different clients, on a three-master Redis C
     { name: "per-key", algorithm: "fixed-window", limit: 100, windowMs: 86_400_000 },
   ];
 
-  it("decides every request in one script without CROSSSLOT, admitting exactly 100 for one key spread over 50 addresses", async () => {
+  it("Should decide every request in one script without CROSSSLOT, admitting exactly 100 for one key spread over 50 addresses", async () => {
     const limiter = harness().limiter(rules);
     const decisions = [];
     for (let i = 0; i < 300; i += 50) {
@@ -101,7 +101,7 @@ describe("a route whose rules count different clients, on a three-master Redis C
     expect(decisions.filter((decision) => !decision.allowed).every((decision) => decision.rule === "per-key")).toBe(true);
   }, 60_000);
 
-  it("writes a list entry to the client's slot and the route's, and the route's script then denies it", async () => {
+  it("Should write a list entry to the client's slot and the route's, and the route's script then deny it", async () => {
     const limiter = harness().limiter(rules);
     const entries = createClientEntries(harness().runner, limiter.prefix, ["api"]);
     await entries.setList("key:banned", "deny");
@@ -111,11 +111,11 @@ describe("a route whose rules count different clients, on a three-master Redis C
 });
 
 describe("the shim's answers on a Redis Cluster", () => {
-  it("answers a command whose keys span slots with Redis's CROSSSLOT error as a 400", async () => {
+  it("Should answer a command whose keys span slots with Redis's CROSSSLOT error as a 400", async () => {
     expect(await call("/", ["MSET", "{a}k", "1", "{b}k", "2"])).toEqual({ status: 400, body: { error: CROSSSLOT } });
   });
 
-  it("refuses a transaction whose keys span slots with CROSSSLOT, and runs one whose keys share a slot", async () => {
+  it("Should refuse a transaction whose keys span slots with CROSSSLOT, and run one whose keys share a slot", async () => {
     expect(await call("/multi-exec", [["SET", "{tx-a}k", "1"], ["SET", "{tx-b}k", "2"]])).toEqual({ status: 400, body: { error: CROSSSLOT } });
     expect(await call("/multi-exec", [["SET", "{tx-a}k", "1"], ["INCR", "{tx-a}k"], ["GET", "{tx-a}n"]])).toEqual({
       status: 200,
@@ -123,7 +123,7 @@ describe("the shim's answers on a Redis Cluster", () => {
     });
   });
 
-  it("runs a pipeline across slots command by command on each key's master, with one result per command in order", async () => {
+  it("Should run a pipeline across slots command by command on each key's master, with one result per command in order", async () => {
     const pipeline = [["SET", "{p-a}k", "1"], ["SET", "{p-b}k", "x"], ["INCR", "{p-a}k"], ["INCR", "{p-b}k"], ["PING"], ["GET", "{p-a}k"], ["MGET", "{p-a}k", "{p-b}k"]];
     expect(await call("/pipeline", pipeline)).toEqual({
       status: 200,
@@ -139,7 +139,7 @@ describe("the shim's answers on a Redis Cluster", () => {
     });
   });
 
-  it("loads a script on every master, so EVALSHA finds it wherever its key lands", async () => {
+  it("Should load a script on every master, so EVALSHA finds it wherever its key lands", async () => {
     const loaded = await call("/", ["SCRIPT", "LOAD", "return redis.call('INCR', KEYS[1])"]);
     const sha = (loaded.body as { result: string }).result;
     expect(await Promise.all(masters.map((master) => master.script("EXISTS", sha)))).toEqual(masters.map(() => [1]));
