@@ -46,7 +46,14 @@ async function main() {
     const plain = stripUpstashFlags(SCRIPT)!;
     await direct.script("LOAD", plain);
     const viaDefaults = new UpstashRedis({ url: shim.url, token, enableTelemetry: false });
-    const viaLean = new UpstashRedis({ url: shim.url, token, enableTelemetry: false, enableAutoPipelining: false, responseEncoding: false, readYourWrites: false });
+    const viaLean = new UpstashRedis({
+      url: shim.url,
+      token,
+      enableTelemetry: false,
+      enableAutoPipelining: false,
+      responseEncoding: false,
+      readYourWrites: false,
+    });
     await viaDefaults.eval(SCRIPT, ["warm"], [60_000]); // Teaches the shim sha1(SCRIPT) → rewritten script.
 
     const rows: Array<[string, number[]]> = [

@@ -30,9 +30,7 @@ const SAMPLE_MS = 5000;
 /** Growth allowed from the samples after warm-up to the last ones (RSS and heaps move in steps). */
 const FLAT_MIB = { shim: 24, heap: 8 };
 
-interface Autocannon {
-  (options: Record<string, unknown>): AutocannonInstance;
-}
+type Autocannon = (options: Record<string, unknown>) => AutocannonInstance;
 interface AutocannonInstance extends PromiseLike<{ errors: number; timeouts: number; requests: { average: number }; latency: { p50: number; p99: number } }> {
   on(event: "response", listener: (client: unknown, status: number) => void): void;
   stop(): void;
@@ -143,7 +141,13 @@ async function main() {
       connections: CONNECTIONS,
       duration: SECONDS,
       timeout: 10,
-      requests: [{ method: "GET", path: "/soak", setupRequest: (request: { headers?: Record<string, string> }) => ({ ...request, headers: { ...request.headers, "cf-connecting-ip": clientIp() } }) }],
+      requests: [
+        {
+          method: "GET",
+          path: "/soak",
+          setupRequest: (request: { headers?: Record<string, string> }) => ({ ...request, headers: { ...request.headers, "cf-connecting-ip": clientIp() } }),
+        },
+      ],
     });
     run.on("response", (_, status) => statuses.set(status, (statuses.get(status) ?? 0) + 1));
     stops.push(async () => run.stop());
@@ -164,7 +168,9 @@ async function main() {
       samples.push(now);
       const answers = [...statuses].map(([status, count]) => `${count}×${status}`).join(" ");
       const range = `${now.heap.toFixed(1)}–${now.heapMax.toFixed(1)} MiB`;
-      console.log(`${String(t).padStart(4)} s ${now.shim.toFixed(1).padStart(6)} MiB ${range.padStart(18)} ${now.workerd.toFixed(1).padStart(10)} MiB   ${answers}`);
+      console.log(
+        `${String(t).padStart(4)} s ${now.shim.toFixed(1).padStart(6)} MiB ${range.padStart(18)} ${now.workerd.toFixed(1).padStart(10)} MiB   ${answers}`,
+      );
     };
     await sample();
     const timer = setInterval(() => void sample(), SAMPLE_MS);
@@ -191,8 +197,10 @@ async function main() {
       ...(growth.heap > FLAT_MIB.heap ? [`the Worker's heap grew ${growth.heap.toFixed(1)} MiB after warm-up (allowed ${FLAT_MIB.heap})`] : []),
     ];
     console.log(`\nsoak: ${total} answers, ${Math.round(result.requests.average)} req/s, latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`);
-    console.log(`soak: first half after ${early[0]?.t} s → second half: shim RSS peak ${peak(early, "shim")} → ${peak(late, "shim")} MiB (${signed(growth.shim)}), ` +
-      `Worker heap floor ${floor(early)} → ${floor(late)} MiB (${signed(growth.heap)}); workerd RSS peak ${peak(early, "workerd")} → ${peak(late, "workerd")} MiB (not judged: see connectHeapProbe)`);
+    console.log(
+      `soak: first half after ${early[0]?.t} s → second half: shim RSS peak ${peak(early, "shim")} → ${peak(late, "shim")} MiB (${signed(growth.shim)}), ` +
+        `Worker heap floor ${floor(early)} → ${floor(late)} MiB (${signed(growth.heap)}); workerd RSS peak ${peak(early, "workerd")} → ${peak(late, "workerd")} MiB (not judged: see connectHeapProbe)`,
+    );
     console.log(problems.length ? `soak: FAIL\n  - ${problems.join("\n  - ")}` : "soak: PASS (only 200s and the expected 429s; memory flat)");
     process.exitCode = problems.length ? 1 : 0;
   } finally {

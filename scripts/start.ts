@@ -55,8 +55,23 @@ async function main() {
 
     // ADMIN_TOKEN as an override: a generated one is not in the environment, and a user's one is
     // passed even where VARIABLES does not list it yet.
-    const vars = workerVarArgs(process.env, { UPSTASH_REDIS_REST_URL: shim.url, UPSTASH_REDIS_REST_TOKEN: token, ORIGIN_URL: originUrl, ADMIN_TOKEN: admin.token });
-    const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort()), "--show-interactive-dev-session=false", ...vars];
+    const vars = workerVarArgs(process.env, {
+      UPSTASH_REDIS_REST_URL: shim.url,
+      UPSTASH_REDIS_REST_TOKEN: token,
+      ORIGIN_URL: originUrl,
+      ADMIN_TOKEN: admin.token,
+    });
+    const args = [
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--inspector-port",
+      String(await freePort()),
+      "--show-interactive-dev-session=false",
+      ...vars,
+    ];
     // detached: wrangler gets its own process group, so that stopping it also stops its workerd children.
     const wrangler = spawn(WRANGLER, args, {
       cwd: ROOT,
@@ -108,7 +123,10 @@ function stopGroup(child: ChildProcess): Promise<void> {
     const poll = setInterval(() => {
       if (!signal(0)) done();
     }, 100);
-    const timer = setTimeout(() => (signal("SIGKILL"), done()), 5000);
+    const timer = setTimeout(() => {
+      signal("SIGKILL");
+      done();
+    }, 5000);
     const done = () => {
       clearInterval(poll);
       clearTimeout(timer);

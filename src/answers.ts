@@ -4,7 +4,7 @@
  * §4.2.1), plain text otherwise, so that `curl` users read a sentence and API clients get an
  * object they can parse.
  */
-import type { HeaderList } from "./headers/rate-limit-headers";
+import type { HeaderList } from "./headers/rate-limit-headers.ts";
 
 const TITLES = {
   400: "Bad Request",

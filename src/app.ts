@@ -5,14 +5,14 @@
  */
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { problemResponse } from "./answers";
-import { ConfigError, OriginError } from "./errors";
-import { consoleLogger, redact } from "./middleware/rate-limit/log";
-import { adminApi } from "./admin/admin-api";
-import type { RateLimitOptions, RateLimitState } from "./middleware/rate-limit";
-import { rateLimitWith } from "./middleware/rate-limit/rate-limit";
-import { createRuntimes } from "./middleware/rate-limit/runtime";
-import { forwardToOrigin } from "./proxy/forward";
+import { problemResponse } from "./answers.ts";
+import { ConfigError, OriginError } from "./errors.ts";
+import { consoleLogger, redact } from "./middleware/rate-limit/log.ts";
+import { adminApi } from "./admin/admin-api.ts";
+import type { RateLimitOptions, RateLimitState } from "./middleware/rate-limit/index.ts";
+import { rateLimitWith } from "./middleware/rate-limit/rate-limit.ts";
+import { createRuntimes } from "./middleware/rate-limit/runtime.ts";
+import { forwardToOrigin } from "./proxy/forward.ts";
 
 /** The Worker's Hono environment. */
 export interface AppEnv {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createBlockCache } from "./block-cache";
-import type { Decision } from "./limiter/types";
+import { createBlockCache } from "./block-cache.ts";
+import type { Decision } from "./limiter/types.ts";
 
 const decision: Decision = { allowed: false, rule: "default", rules: [], retryAfter: 10 };
 

@@ -10,8 +10,8 @@
  * cache, and this bounds how long the others keep refusing. The entry itself lives until the block
  * ends, so a re-check that refuses again is known to continue the same block (logged once).
  */
-import { retryAfterSeconds } from "./headers/rate-limit-headers";
-import type { Decision } from "./limiter/types";
+import { retryAfterSeconds } from "./headers/rate-limit-headers.ts";
+import type { Decision } from "./limiter/types.ts";
 
 /** How long an isolate refuses from memory before asking Redis again, ms (README, "Operating ratewall"). */
 export const BLOCK_RECHECK_MS = 10_000;

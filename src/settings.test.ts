@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readSettings, settingsFor } from "./settings";
+import { readSettings, settingsFor } from "./settings.ts";
 
 const base = { UPSTASH_REDIS_REST_URL: "https://eu1-x.upstash.io", UPSTASH_REDIS_REST_TOKEN: "secret-token" };
 
@@ -37,9 +37,17 @@ describe("readSettings", () => {
   });
 
   it("Should read ALLOW, DENY and a route's own lists, naming the entry of a bad one", () => {
-    const settings = readSettings({ ...base, ALLOW: '["ip:198.51.100.0/24"]', DENY: ["country:t1", "asn:64496"], ROUTES: [{ pattern: "*/admin*", rules: "5/1m", allow: ["ip:2001:db8::/32"] }] });
+    const settings = readSettings({
+      ...base,
+      ALLOW: '["ip:198.51.100.0/24"]',
+      DENY: ["country:t1", "asn:64496"],
+      ROUTES: [{ pattern: "*/admin*", rules: "5/1m", allow: ["ip:2001:db8::/32"] }],
+    });
     expect(settings.allow).toEqual([{ kind: "ipv4", network: 0xc6336400, prefix: 24 }]);
-    expect(settings.deny).toEqual([{ kind: "country", code: "T1" }, { kind: "asn", asn: 64496 }]);
+    expect(settings.deny).toEqual([
+      { kind: "country", code: "T1" },
+      { kind: "asn", asn: 64496 },
+    ]);
     expect(settings.routes[0]).toMatchObject({ allow: [{ kind: "ipv6", prefix: 32 }], deny: [] });
     expect(() => readSettings({ ...base, ROUTES: [{ pattern: "*/admin*", rules: "5/1m", deny: ["ip:10.0.0.0/8", "ip:10.0.0.0/33"] }] })).toThrow(
       'ROUTES[0].deny[1]: invalid entry "ip:10.0.0.0/33" (prefix length must be 0 to 32 for IPv4)',
@@ -54,19 +62,33 @@ describe("readSettings", () => {
   });
 
   it("Should accept a token-bucket burst and RATE_LIMIT=unlimited", () => {
-    const settings = readSettings({ ...base, RATE_LIMIT: "unlimited", ROUTES: [{ pattern: "*/api/*", rules: [{ limit: 10, window: "1s", algorithm: "token-bucket", burst: 30 }] }] });
+    const settings = readSettings({
+      ...base,
+      RATE_LIMIT: "unlimited",
+      ROUTES: [{ pattern: "*/api/*", rules: [{ limit: 10, window: "1s", algorithm: "token-bucket", burst: 30 }] }],
+    });
     expect(settings.defaultRoute).toMatchObject({ unlimited: true, rules: [] });
     expect(settings.routes[0]!.rules).toEqual([{ name: "default", algorithm: "token-bucket", limit: 10, windowMs: 1000, burst: 30 }]);
   });
 
   it("Should accept sliding-window buckets, and name the path and value of a bad one", () => {
     const routes = (buckets: unknown) => [{ pattern: "*/api/*", rules: [{ limit: 50, window: "1m", algorithm: "sliding-window", buckets }] }];
-    expect(readSettings({ ...base, ROUTES: routes(60) }).routes[0]!.rules).toEqual([{ name: "default", algorithm: "sliding-window", limit: 50, windowMs: 60_000, buckets: 60 }]);
+    expect(readSettings({ ...base, ROUTES: routes(60) }).routes[0]!.rules).toEqual([
+      { name: "default", algorithm: "sliding-window", limit: 50, windowMs: 60_000, buckets: 60 },
+    ]);
     expect(() => readSettings({ ...base, ROUTES: routes(1) })).toThrow("ROUTES[0].rules[0].buckets: invalid value 1 (expected an integer from 2 to 100)");
   });
 
   it("Should read a rule's own key, and refuse one on a tier's rule, naming the path and the value", () => {
-    const routes = [{ pattern: "*/v1/*", rules: [{ limit: 100, window: "1m" }, { limit: 10_000, window: "1d", key: "header:X-Api-Key" }] }];
+    const routes = [
+      {
+        pattern: "*/v1/*",
+        rules: [
+          { limit: 100, window: "1m" },
+          { limit: 10_000, window: "1d", key: "header:X-Api-Key" },
+        ],
+      },
+    ];
     expect(readSettings({ ...base, ROUTES: routes }).routes[0]!.rules).toEqual([
       { name: "rule-0", algorithm: "fixed-window", limit: 100, windowMs: 60_000 },
       { name: "rule-1", algorithm: "fixed-window", limit: 10_000, windowMs: 86_400_000, key: { kind: "header", name: "x-api-key" } },
@@ -85,7 +107,9 @@ describe("readSettings", () => {
 
   it("Should never quote the token in an error", () => {
     expect(() => readSettings({ ...base, UPSTASH_REDIS_REST_TOKEN: "" })).toThrow("UPSTASH_REDIS_REST_TOKEN: is required");
-    expect(() => readSettings({ ...base, UPSTASH_REDIS_REST_TOKEN: 42 as unknown as string })).toThrow(/^UPSTASH_REDIS_REST_TOKEN: expected a non-empty string$/);
+    expect(() => readSettings({ ...base, UPSTASH_REDIS_REST_TOKEN: 42 as unknown as string })).toThrow(
+      /^UPSTASH_REDIS_REST_TOKEN: expected a non-empty string$/,
+    );
   });
 
   it("Should turn the admin API on only with an ADMIN_TOKEN of at least 32 characters, never quoting it", () => {
@@ -103,15 +127,22 @@ describe("readSettings", () => {
   it("Should hash clients in events by default, and accept plain or none", () => {
     expect(readSettings(base).analytics).toEqual({ client: "hashed" });
     expect(readSettings({ ...base, ANALYTICS_CLIENT: "none" }).analytics).toEqual({ client: "none" });
-    expect(() => readSettings({ ...base, ANALYTICS_CLIENT: "sha256" })).toThrow('ANALYTICS_CLIENT: unknown analytics client "sha256" (expected one of hashed, plain, none)');
+    expect(() => readSettings({ ...base, ANALYTICS_CLIENT: "sha256" })).toThrow(
+      'ANALYTICS_CLIENT: unknown analytics client "sha256" (expected one of hashed, plain, none)',
+    );
   });
 
   it("Should name the variable, the path and the value of a nested mistake", () => {
-    const routes = [{ pattern: "a.com/*", rules: "1/1s" }, { pattern: "b.com/*", rules: [{ limit: 5, window: "1s", algorithm: "leaky" }] }];
+    const routes = [
+      { pattern: "a.com/*", rules: "1/1s" },
+      { pattern: "b.com/*", rules: [{ limit: 5, window: "1s", algorithm: "leaky" }] },
+    ];
     expect(() => readSettings({ ...base, ROUTES: routes })).toThrow(
       'ROUTES[1].rules[0].algorithm: unknown algorithm "leaky" (expected one of fixed-window, sliding-log, sliding-window, sliding-window-approx, token-bucket)',
     );
-    expect(() => readSettings({ ...base, ROUTES: [{ pattern: "a.com/*", rules: "1/1s", cost: 0 }] })).toThrow("ROUTES[0].cost: invalid value 0 (expected an integer from 1 to 1000)");
+    expect(() => readSettings({ ...base, ROUTES: [{ pattern: "a.com/*", rules: "1/1s", cost: 0 }] })).toThrow(
+      "ROUTES[0].cost: invalid value 0 (expected an integer from 1 to 1000)",
+    );
     expect(() => readSettings({ ...base, KEY_PREFIX: "rate{x}" })).toThrow('KEY_PREFIX: invalid key prefix "rate{x}"');
   });
 

@@ -3,16 +3,16 @@
  * validated, defaulted. A bad value throws a {@link ConfigError} naming the variable, the path
  * and the value; nothing falls back silently. The token never appears in a message.
  */
-import { DEFAULTS, type Defaulted } from "./config/defaults";
-import { parseList } from "./config/lists";
-import { parseRoutes } from "./config/routes";
-import { parseTiers } from "./config/tiers";
-import { ConfigError } from "./errors";
-import { fail, readChoice, readInteger, readString, readUrl, type At } from "./config/read";
-import { ALGORITHMS, parseRule } from "./config/rule";
-import { ANALYTICS_CLIENTS, type HeaderStyle, type Mode, MODES, type Settings } from "./config/types";
+import { DEFAULTS, type Defaulted } from "./config/defaults.ts";
+import { parseList } from "./config/lists.ts";
+import { parseRoutes } from "./config/routes.ts";
+import { parseTiers } from "./config/tiers.ts";
+import { ConfigError } from "./errors.ts";
+import { fail, readChoice, readInteger, readString, readUrl, type At } from "./config/read.ts";
+import { ALGORITHMS, parseRule } from "./config/rule.ts";
+import { ANALYTICS_CLIENTS, type HeaderStyle, type Mode, MODES, type Settings } from "./config/types.ts";
 
-export type { HeaderStyle, KeyPart, KeySource, ListEntry, Mode, RouteSettings, Settings } from "./config/types";
+export type { HeaderStyle, KeyPart, KeySource, ListEntry, Mode, RouteSettings, Settings } from "./config/types.ts";
 
 /** Every variable ratewall reads; `npm run check-config` rejects others in `[vars]` as typos. */
 export const VARIABLES = [

@@ -2,6 +2,7 @@
  * @module PURE: the admin CLI's command line and environment, checked before any request is sent.
  */
 import { parseArgs } from "node:util";
+import { usageErrors } from "../cli-usage.ts";
 
 /** Who a `status` or `reset` is about: a normalized client id, or a raw key header value. */
 export interface Target {
@@ -51,10 +52,8 @@ const COMMANDS = ["status", "reset", "config"] as const;
  * // → { command: { name: "status", target: { by: "client", value: "203.0.113.7" }, route: "api" }, url: "http://127.0.0.1:8787", token: "…", json: false }
  */
 export function parseAdminArgs(argv: string[], env: Record<string, string | undefined>): AdminArgs | undefined {
-  let values;
-  let positionals;
-  try {
-    ({ values, positionals } = parseArgs({
+  const { values, positionals } = usageErrors(AdminUsageError, () =>
+    parseArgs({
       args: argv,
       strict: true,
       allowPositionals: true,
@@ -65,10 +64,8 @@ export function parseAdminArgs(argv: string[], env: Record<string, string | unde
         json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
-    }));
-  } catch (error) {
-    throw new AdminUsageError((error as Error).message);
-  }
+    }),
+  );
   if (values.help) return undefined;
   const [name, ...rest] = positionals;
   if (name === undefined) throw new AdminUsageError(`missing command (expected ${COMMANDS.join(", ")})`);

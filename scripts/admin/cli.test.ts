@@ -26,7 +26,8 @@ function fakeWorker(seen: Seen[], state: { origin?: "html" | "echo" }): Server {
       response.writeHead(status, { "content-type": type });
       response.end(typeof body === "string" ? body : JSON.stringify(body));
     };
-    const problem = (status: number, title: string, detail: string) => answer(status, { type: "about:blank", title, status, detail }, "application/problem+json");
+    const problem = (status: number, title: string, detail: string) =>
+      answer(status, { type: "about:blank", title, status, detail }, "application/problem+json");
     // Without ADMIN_TOKEN the path is not special: it goes to the origin like any other.
     if (state.origin === "html") return answer(200, "<h1>origin</h1>", "text/html");
     if (state.origin === "echo") return answer(200, { method: request.method, url: request.url, headers: request.headers });
@@ -103,11 +104,19 @@ describe("npm run admin against a Worker", () => {
   it.each([
     ["an HTML page", "html", "text/html"],
     ["an echo of the request", "echo", "application/json"],
-  ] as const)("exits 1 and suspects ADMIN_TOKEN when the origin answers with %s instead of the admin API, printing nothing of it", async (_, origin, type) => {
-    state.origin = origin;
-    const result = await runCli(["status", "203.0.113.7", "--json", "--url", url], withToken);
-    expect(result).toEqual({ code: 1, stdout: "", stderr: `ratewall admin: ${url} answered 200 with ${type}, not the admin API's status JSON (is ADMIN_TOKEN set on the Worker?)\n` });
-  }, 30_000);
+  ] as const)(
+    "exits 1 and suspects ADMIN_TOKEN when the origin answers with %s instead of the admin API, printing nothing of it",
+    async (_, origin, type) => {
+      state.origin = origin;
+      const result = await runCli(["status", "203.0.113.7", "--json", "--url", url], withToken);
+      expect(result).toEqual({
+        code: 1,
+        stdout: "",
+        stderr: `ratewall admin: ${url} answered 200 with ${type}, not the admin API's status JSON (is ADMIN_TOKEN set on the Worker?)\n`,
+      });
+    },
+    30_000,
+  );
 
   it("Should exit 2 with the usage, sending nothing, when RATEWALL_ADMIN_TOKEN is unset", async () => {
     const result = await runCli(["status", "203.0.113.7", "--url", url], {});
@@ -123,6 +132,8 @@ describe("npm run admin against a Worker", () => {
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const result = await runCli(["config", "--url", `http://127.0.0.1:${port}`], withToken);
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe(`ratewall admin: cannot reach http://127.0.0.1:${port} (connect ECONNREFUSED 127.0.0.1:${port}); is the Worker running (npm start)?\n`);
+    expect(result.stderr).toBe(
+      `ratewall admin: cannot reach http://127.0.0.1:${port} (connect ECONNREFUSED 127.0.0.1:${port}); is the Worker running (npm start)?\n`,
+    );
   }, 30_000);
 });

@@ -25,7 +25,9 @@ async function main(): Promise<number> {
   const body = readAnswer(args.command.name, answer.contentType, answer.body);
   if (!body) {
     // Without ADMIN_TOKEN the Worker has no admin API, and the path goes to the origin like any other.
-    console.error(`ratewall admin: ${args.url} answered ${answer.status} with ${answer.contentType || "no content type"}, not the admin API's ${args.command.name} JSON (is ADMIN_TOKEN set on the Worker?)`);
+    console.error(
+      `ratewall admin: ${args.url} answered ${answer.status} with ${answer.contentType || "no content type"}, not the admin API's ${args.command.name} JSON (is ADMIN_TOKEN set on the Worker?)`,
+    );
     return 1;
   }
   console.log(args.json ? answer.body.trimEnd() : render(args.command, body));

@@ -20,7 +20,15 @@ export const RESET: ResetAnswer = { client: "203.0.113.7", route: "api", deleted
 /** Two routes and the default one, with a field the contract does not name (`future`). */
 export const CONFIG: ConfigAnswer = {
   redis: { url: "https://eu1.upstash.io", token: "[redacted]", timeoutMs: 500 },
-  defaultRoute: { pattern: "*/*", scope: "", rules: [{ name: "default", algorithm: "fixed-window", limit: 100, windowMs: 60_000 }], unlimited: false, key: { kind: "ip" }, cost: 1, mode: "enforce" },
+  defaultRoute: {
+    pattern: "*/*",
+    scope: "",
+    rules: [{ name: "default", algorithm: "fixed-window", limit: 100, windowMs: 60_000 }],
+    unlimited: false,
+    key: { kind: "ip" },
+    cost: 1,
+    mode: "enforce",
+  },
   routes: [
     {
       pattern: "api.example.com/v1/*",

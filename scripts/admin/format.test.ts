@@ -5,7 +5,11 @@ import { table, waitText, windowText } from "./table.ts";
 
 describe("the admin CLI's tables", () => {
   it("Should print a status as a heading and one aligned row per rule, numbers on the right", () => {
-    const answer = { client: "203.0.113.7", route: "default", rules: [{ name: "default", algorithm: "fixed-window", limit: 100, windowMs: 60_000, remaining: 97, resetMs: 42_100 }] };
+    const answer = {
+      client: "203.0.113.7",
+      route: "default",
+      rules: [{ name: "default", algorithm: "fixed-window", limit: 100, windowMs: 60_000, remaining: 97, resetMs: 42_100 }],
+    };
     expect(formatStatus(answer)).toBe(
       [
         "client 203.0.113.7 · route default",
@@ -60,7 +64,16 @@ describe("the admin CLI's tables", () => {
   });
 
   it("Should give a route or rule field the contract does not name a column or a name=value of its own, and leave out the origin column when no route has one", () => {
-    const route = { pattern: "*/*", scope: "", rules: [{ name: "default", algorithm: "gcra", limit: 5, windowMs: 1_500, jitter: true }], unlimited: false, key: { kind: "cookie", name: "sid" }, cost: 2, mode: "enforce", weight: 3 };
+    const route = {
+      pattern: "*/*",
+      scope: "",
+      rules: [{ name: "default", algorithm: "gcra", limit: 5, windowMs: 1_500, jitter: true }],
+      unlimited: false,
+      key: { kind: "cookie", name: "sid" },
+      cost: 2,
+      mode: "enforce",
+      weight: 3,
+    };
     expect(formatConfig({ defaultRoute: route, routes: [] })).toBe(
       [
         "setting  value",
@@ -90,7 +103,15 @@ describe("the admin CLI's tables", () => {
 
 describe("the admin CLI's layout helpers", () => {
   it("Should pad columns two spaces apart without trailing spaces", () => {
-    expect(table([{ heading: "a" }, { heading: "n", right: true }, { heading: "last" }], [["long", "10", ""], ["x", "1", "y"]])).toBe("a      n  last\nlong  10\nx      1  y");
+    expect(
+      table(
+        [{ heading: "a" }, { heading: "n", right: true }, { heading: "last" }],
+        [
+          ["long", "10", ""],
+          ["x", "1", "y"],
+        ],
+      ),
+    ).toBe("a      n  last\nlong  10\nx      1  y");
   });
 
   it.each([

@@ -18,8 +18,22 @@ import { table, waitText, windowText } from "./table.ts";
 export function formatStatus(answer: StatusAnswer): string {
   const heading = `client ${answer.client} · route ${answer.route}`;
   if (answer.rules.length === 0) return `${heading}\nno rules: the route is unlimited`;
-  const columns = [{ heading: "rule" }, { heading: "algorithm" }, { heading: "limit", right: true }, { heading: "window" }, { heading: "remaining", right: true }, { heading: "resets in" }];
-  const rows = answer.rules.map((rule) => [rule.name, rule.algorithm, String(rule.limit), windowText(rule.windowMs), String(rule.remaining), waitText(rule.resetMs)]);
+  const columns = [
+    { heading: "rule" },
+    { heading: "algorithm" },
+    { heading: "limit", right: true },
+    { heading: "window" },
+    { heading: "remaining", right: true },
+    { heading: "resets in" },
+  ];
+  const rows = answer.rules.map((rule) => [
+    rule.name,
+    rule.algorithm,
+    String(rule.limit),
+    windowText(rule.windowMs),
+    String(rule.remaining),
+    waitText(rule.resetMs),
+  ]);
   return `${heading}\n${table(columns, rows)}`;
 }
 
@@ -59,7 +73,16 @@ export function formatConfig(config: ConfigAnswer): string {
   // A field the contract does not name yet gets a column of its own, after the known ones.
   const extra = [...new Set(all.flatMap((route) => Object.keys(route)))].filter((name) => !ROUTE_FIELDS.includes(name));
   const hasOrigin = all.some((route) => route.origin !== undefined);
-  const columns = [{ heading: "pattern" }, { heading: "name" }, { heading: "rules" }, { heading: "key" }, { heading: "mode" }, { heading: "cost", right: true }, ...(hasOrigin ? [{ heading: "origin" }] : []), ...extra.map((heading) => ({ heading }))];
+  const columns = [
+    { heading: "pattern" },
+    { heading: "name" },
+    { heading: "rules" },
+    { heading: "key" },
+    { heading: "mode" },
+    { heading: "cost", right: true },
+    ...(hasOrigin ? [{ heading: "origin" }] : []),
+    ...extra.map((heading) => ({ heading })),
+  ];
   const rows = all.map((route) => [
     valueText(route.pattern),
     route.scope === "" ? "(default)" : valueText(route.scope),

@@ -68,7 +68,11 @@ describe("npm run bench at its smallest size", () => {
     const { rows, requests, limit } = results.sections.accuracy.data;
     for (const row of rows) {
       expect(row.admitted + row.refused + row.other).toBe(requests);
-      expect({ contender: row.contender, algorithm: row.algorithm, admitted: row.admitted }).toEqual({ contender: row.contender, algorithm: row.algorithm, admitted: limit });
+      expect({ contender: row.contender, algorithm: row.algorithm, admitted: row.admitted }).toEqual({
+        contender: row.contender,
+        algorithm: row.algorithm,
+        admitted: limit,
+      });
     }
   });
 

@@ -13,6 +13,7 @@ const BUDGET_LINE = /\*\*Bundle budget:\*\*[^*]*?\b(\d+(?:\.\d+)?) KiB gzipped/;
  */
 export function readBudget(readme: string): number {
   const match = BUDGET_LINE.exec(readme);
-  if (!match) throw new Error('README.md: no "**Bundle budget:** … <n> KiB gzipped" sentence in section "Deploy" (the deploy size check reads its budget there)');
+  if (!match)
+    throw new Error('README.md: no "**Bundle budget:** … <n> KiB gzipped" sentence in section "Deploy" (the deploy size check reads its budget there)');
   return Number(match[1]) * 1024;
 }

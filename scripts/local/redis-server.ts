@@ -42,9 +42,7 @@ export class RedisServerMissingError extends Error {
  * function that picks one (asked again on each retry); by default a free one is picked. `args` are
  * passed on to `redis-server` after the defaults (e.g. `--cluster-enabled yes`).
  */
-export async function startRedisServer(
-  options: { port?: number | (() => Promise<number>); args?: string[] } = {},
-): Promise<RedisServer> {
+export async function startRedisServer(options: { port?: number | (() => Promise<number>); args?: string[] } = {}): Promise<RedisServer> {
   const pick = typeof options.port === "function" ? options.port : () => Promise.resolve((options.port as number | undefined) ?? freePort());
   // Another process can take the port between our probe and redis's bind; try a few ports.
   for (let attempt = 1; ; attempt++) {
@@ -116,7 +114,10 @@ function waitUntilListening(child: ChildProcess, port: number, timeoutMs = 5000)
     const timer = setTimeout(() => settle(new Error(`redis-server did not listen on ${port} within ${timeoutMs} ms`)), timeoutMs);
     const poll = setInterval(() => {
       const socket = connect(port, "127.0.0.1");
-      socket.once("connect", () => (socket.destroy(), settle()));
+      socket.once("connect", () => {
+        socket.destroy();
+        settle();
+      });
       socket.once("error", () => socket.destroy());
     }, 20);
   });

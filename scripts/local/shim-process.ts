@@ -43,7 +43,11 @@ export async function spawnShim(args: string[], env: Record<string, string> = {}
         const found = /listening on (http:\/\/\S+)/.exec(output)?.[1];
         if (found) done(() => resolve(found));
       }, 20);
-      const done = (then: () => void) => (clearTimeout(timer), clearInterval(poll), then());
+      const done = (then: () => void) => {
+        clearTimeout(timer);
+        clearInterval(poll);
+        then();
+      };
       child.once("exit", (code) => done(() => reject(new Error(`the shim exited with code ${code}:\n${output}`))));
     });
     return { url, pid: child.pid!, child, output: () => output, stop: () => stopChild(child) };

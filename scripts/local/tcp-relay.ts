@@ -46,11 +46,17 @@ export async function startTcpRelay(target: string): Promise<TcpRelay> {
     sockets.add(client).add(upstream);
     let waiting = false;
     const settle = () => {
-      if (waiting) (waiting = false), inFlight--;
+      if (waiting) {
+        waiting = false;
+        inFlight--;
+      }
     };
     client.on("data", (chunk: Buffer) => {
       bytes.up += chunk.length;
-      if (!waiting) (waiting = true), (peak = Math.max(peak, ++inFlight));
+      if (!waiting) {
+        waiting = true;
+        peak = Math.max(peak, ++inFlight);
+      }
       upstream.write(chunk);
     });
     upstream.on("data", (chunk: Buffer) => {
@@ -65,7 +71,10 @@ export async function startTcpRelay(target: string): Promise<TcpRelay> {
       }
       client.write(chunk);
     });
-    for (const [socket, other] of [[client, upstream], [upstream, client]] as const) {
+    for (const [socket, other] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
       socket.on("error", () => {});
       socket.on("close", () => {
         settle();
@@ -78,11 +87,18 @@ export async function startTcpRelay(target: string): Promise<TcpRelay> {
   return {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
     bytes,
-    resetBytes: () => void (bytes.up = bytes.down = 0),
+    resetBytes: () => {
+      bytes.up = 0;
+      bytes.down = 0;
+    },
     inFlight: () => inFlight,
     peak: () => peak,
-    resetPeak: () => void (peak = inFlight),
-    dropNextAnswer: () => void (dropNext = true),
+    resetPeak: () => {
+      peak = inFlight;
+    },
+    dropNextAnswer: () => {
+      dropNext = true;
+    },
     dropped: () => dropped,
     close: () =>
       new Promise<void>((resolve) => {

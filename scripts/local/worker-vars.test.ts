@@ -3,7 +3,18 @@ import { WORKER_VARIABLES, workerVarArgs } from "./worker-vars.ts";
 
 describe("the variables npm start hands to the Worker", () => {
   it("Should cover every variable of README.md's configuration table", () => {
-    for (const name of ["UPSTASH_REDIS_REST_URL", "UPSTASH_REDIS_REST_TOKEN", "RATE_LIMIT", "RATE_LIMIT_ALGORITHM", "ORIGIN_URL", "ROUTES", "FAILURE_MODE", "REDIS_TIMEOUT_MS", "KEY_PREFIX", "MODE"]) {
+    for (const name of [
+      "UPSTASH_REDIS_REST_URL",
+      "UPSTASH_REDIS_REST_TOKEN",
+      "RATE_LIMIT",
+      "RATE_LIMIT_ALGORITHM",
+      "ORIGIN_URL",
+      "ROUTES",
+      "FAILURE_MODE",
+      "REDIS_TIMEOUT_MS",
+      "KEY_PREFIX",
+      "MODE",
+    ]) {
       expect(WORKER_VARIABLES).toContain(name);
     }
   });
@@ -11,9 +22,12 @@ describe("the variables npm start hands to the Worker", () => {
   it("Should pass the Worker's variables from the environment, let the stack's own values win, and ignore the rest", () => {
     const env = { RATE_LIMIT: "10/1s", ROUTES: '[{"pattern":"a.example/*"}]', MODE: "", HOME: "/root", ORIGIN_URL: "http://user.example" };
     expect(workerVarArgs(env, { ORIGIN_URL: "http://127.0.0.1:9000" })).toEqual([
-      "--var", "RATE_LIMIT:10/1s",
-      "--var", "ORIGIN_URL:http://127.0.0.1:9000",
-      "--var", 'ROUTES:[{"pattern":"a.example/*"}]',
+      "--var",
+      "RATE_LIMIT:10/1s",
+      "--var",
+      "ORIGIN_URL:http://127.0.0.1:9000",
+      "--var",
+      'ROUTES:[{"pattern":"a.example/*"}]',
     ]);
   });
 });

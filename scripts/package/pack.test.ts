@@ -136,7 +136,18 @@ afterAll(async () => {
 describe("the npm package, installed into a Hono app outside the repository", () => {
   it("Should ship compiled JavaScript, declarations and the two command lines, and no tests or fixtures", () => {
     const paths = packed.map((file) => file.path);
-    expect(paths).toEqual(expect.arrayContaining(["package.json", "README.md", "dist/src/lib.js", "dist/src/lib.d.ts", "dist/src/middleware/rate-limit/index.js", "dist/src/middleware/rate-limit/index.d.ts", "dist/scripts/upstash-shim/cli.js", "dist/scripts/admin/cli.js"]));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        "package.json",
+        "README.md",
+        "dist/src/lib.js",
+        "dist/src/lib.d.ts",
+        "dist/src/middleware/rate-limit/index.js",
+        "dist/src/middleware/rate-limit/index.d.ts",
+        "dist/scripts/upstash-shim/cli.js",
+        "dist/scripts/admin/cli.js",
+      ]),
+    );
     expect(paths.filter((path) => /\.test\.|fixtures|fake|check-wrangler|bench|\.ts$/.test(path) && !path.endsWith(".d.ts"))).toEqual([]);
   });
 
@@ -166,7 +177,9 @@ describe("the npm package, installed into a Hono app outside the repository", ()
 
   it("Should start the installed ratewall-shim bin, which answers PING", async () => {
     const token = randomBytes(16).toString("hex");
-    shim = spawn(join(app, "node_modules/.bin/ratewall-shim"), ["--port", "0", "--redis-url", inject("redisUrl"), "--token", token], { stdio: ["ignore", "pipe", "inherit"] });
+    shim = spawn(join(app, "node_modules/.bin/ratewall-shim"), ["--port", "0", "--redis-url", inject("redisUrl"), "--token", token], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     const url = await new Promise<string>((resolve, reject) => {
       let out = "";
       shim!.stdout!.on("data", (chunk: Buffer) => {

@@ -2,6 +2,7 @@
  * @module PURE: the shim CLI's flags and environment fallbacks, checked before anything starts.
  */
 import { parseArgs } from "node:util";
+import { usageErrors } from "../cli-usage.ts";
 import { MAX_REQUEST_BYTES } from "./protocol.ts";
 
 /** What the CLI starts the shim with. */
@@ -38,9 +39,8 @@ export const USAGE = `Usage: ratewall-shim [--port 8079] [--host 127.0.0.1] [--r
  * parseCliOptions(["--port", "8079", "--token", "s"], {}); // → { port: 8079, host: "127.0.0.1", … }
  */
 export function parseCliOptions(argv: string[], env: Record<string, string | undefined>): CliOptions | undefined {
-  let values;
-  try {
-    ({ values } = parseArgs({
+  const { values } = usageErrors(CliUsageError, () =>
+    parseArgs({
       args: argv,
       strict: true,
       allowPositionals: false,
@@ -53,10 +53,8 @@ export function parseCliOptions(argv: string[], env: Record<string, string | und
         "max-body-bytes": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
-    }));
-  } catch (error) {
-    throw new CliUsageError((error as Error).message);
-  }
+    }),
+  );
   if (values.help) return undefined;
   const token = values.token ?? env.UPSTASH_REDIS_REST_TOKEN ?? "";
   if (token === "") {

@@ -12,7 +12,9 @@ async function main() {
   const options = parseCliOptions(process.argv.slice(2), process.env);
   if (!options) return void console.log(USAGE);
   if (!isLoopback(options.host)) {
-    console.warn(`upstash-shim: warning: listening on ${options.host}, reachable from other machines; anyone with the token can run commands on ${maskCredentials(options.redisUrl)}`);
+    console.warn(
+      `upstash-shim: warning: listening on ${options.host}, reachable from other machines; anyone with the token can run commands on ${maskCredentials(options.redisUrl)}`,
+    );
   }
   const shim = await startShim(options);
   console.log(`upstash-shim: listening on ${shim.url} (${options.cluster ? "Redis Cluster via" : "Redis"} ${maskCredentials(options.redisUrl)})`);

@@ -13,8 +13,18 @@ describe("the cluster slot of a key", () => {
   });
 
   it("Should make a transaction CROSSSLOT only when its keys span slots, EVAL's declared keys included", () => {
-    expect(transactionSlot([{ name: "SET", args: ["{u}a", "1"] }, { name: "EVAL", args: ["return 1", "1", "{u}b"] }])).toBe(keySlot("u"));
-    expect(transactionSlot([{ name: "SET", args: ["{u}a", "1"] }, { name: "MGET", args: ["{u}a", "{v}a"] }])).toBe(CROSSSLOT);
+    expect(
+      transactionSlot([
+        { name: "SET", args: ["{u}a", "1"] },
+        { name: "EVAL", args: ["return 1", "1", "{u}b"] },
+      ]),
+    ).toBe(keySlot("u"));
+    expect(
+      transactionSlot([
+        { name: "SET", args: ["{u}a", "1"] },
+        { name: "MGET", args: ["{u}a", "{v}a"] },
+      ]),
+    ).toBe(CROSSSLOT);
     expect(transactionSlot([{ name: "PING", args: [] }])).toBeUndefined();
   });
 });

@@ -95,8 +95,7 @@ const EVERY_MASTER: Record<string, Combine> = {
   FLUSHDB: first,
   FLUSHALL: first,
   // A digest exists when EVALSHA would find it wherever it runs: on every master.
-  "SCRIPT EXISTS": (replies) =>
-    (replies[0] as Reply[]).map((_, i) => (replies.every((reply) => String((reply as Reply[])[i]) === "1") ? "1" : "0")),
+  "SCRIPT EXISTS": (replies) => (replies[0] as Reply[]).map((_, i) => (replies.every((reply) => String((reply as Reply[])[i]) === "1") ? "1" : "0")),
   DBSIZE: (replies) => String(replies.reduce((sum, reply) => sum + BigInt(String(reply)), 0n)),
   KEYS: (replies) => replies.flatMap((reply) => reply as Reply[]),
 };
@@ -108,8 +107,7 @@ const EVERY_MASTER: Record<string, Combine> = {
  */
 export function clusterSender(cluster: Cluster, send: Send): (command: Command) => Promise<Outcome> {
   // A stable order, so that a SCAN cursor names the same master on the next call.
-  const masters = () =>
-    cluster.nodes("master").sort((a, b) => nodeName(a).localeCompare(nodeName(b)));
+  const masters = () => cluster.nodes("master").sort((a, b) => nodeName(a).localeCompare(nodeName(b)));
   return async (command) => {
     if (command.name === "SCAN") return scan(command, masters(), send);
     const sub = command.args.length > 0 ? `${command.name} ${String(command.args[0]).toUpperCase()}` : command.name;

@@ -25,8 +25,7 @@ export interface Executor {
  */
 export function createExecutor(redis: RedisLink): Executor {
   const scripts = new ScriptRegistry(() => (redis.majorVersion() ?? 7) >= 7);
-  const finish = (plan: ScriptPlan, outcome: Outcome): Outcome =>
-    plan.after && !(outcome instanceof Error) ? plan.after(outcome) : outcome;
+  const finish = (plan: ScriptPlan, outcome: Outcome): Outcome => (plan.after && !(outcome instanceof Error) ? plan.after(outcome) : outcome);
 
   return {
     async pipeline(commands) {

@@ -56,7 +56,12 @@ describe("RESP2 replies as JSON (docs/shim.md §4.1, §5, §15)", () => {
     ["a score as a string", [b("m"), b("1.5")], '{"result":["m","1.5"]}', '{"result":["bQ==","MS41"]}'],
     ["a nested Lua table", [integer("1"), b("a"), null, [b("x"), integer("2")]], '{"result":[1,"a",null,["x",2]]}', '{"result":[1,"YQ==",null,["eA==",2]]}'],
     ["an OK nested in an array (encoded: the client would decode it)", [b("OK")], '{"result":["OK"]}', '{"result":["T0s="]}'],
-    ["a SCRIPT LOAD digest", b("098e0f0d1448c0a81dafe820f66d460eb09263da"), '{"result":"098e0f0d1448c0a81dafe820f66d460eb09263da"}', '{"result":"MDk4ZTBmMGQxNDQ4YzBhODFkYWZlODIwZjY2ZDQ2MGViMDkyNjNkYQ=="}'],
+    [
+      "a SCRIPT LOAD digest",
+      b("098e0f0d1448c0a81dafe820f66d460eb09263da"),
+      '{"result":"098e0f0d1448c0a81dafe820f66d460eb09263da"}',
+      '{"result":"MDk4ZTBmMGQxNDQ4YzBhODFkYWZlODIwZjY2ZDQ2MGViMDkyNjNkYQ=="}',
+    ],
     ["an error nested in an array", [new Error("ERR inner")], '{"result":["ERR inner"]}', '{"result":["RVJSIGlubmVy"]}'],
   ];
 
@@ -73,9 +78,7 @@ describe("RESP2 replies as JSON (docs/shim.md §4.1, §5, §15)", () => {
 
   it("Should never encode errors, and give error entries no result key", () => {
     expect(errorJson("ERR boom")).toBe('{"error":"ERR boom"}');
-    expect(entryJson(new Error("NOSCRIPT No matching script. Please use EVAL."), true)).toBe(
-      '{"error":"NOSCRIPT No matching script. Please use EVAL."}',
-    );
+    expect(entryJson(new Error("NOSCRIPT No matching script. Please use EVAL."), true)).toBe('{"error":"NOSCRIPT No matching script. Please use EVAL."}');
   });
 });
 

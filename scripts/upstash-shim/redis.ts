@@ -88,7 +88,10 @@ export function connectRedis(redisUrl: string, options: ConnectOptions = {}): Re
   let majorVersion: number | undefined;
   client.on("ready", () => {
     lastError = undefined;
-    client.info("server").then((info) => (majorVersion = Number(/redis_version:(\d+)/.exec(info)?.[1]) || undefined), () => {});
+    client.info("server").then(
+      (info) => (majorVersion = Number(/redis_version:(\d+)/.exec(info)?.[1]) || undefined),
+      () => {},
+    );
   });
   const ready = client.connect().catch(() => {});
 
@@ -102,9 +105,7 @@ export function connectRedis(redisUrl: string, options: ConnectOptions = {}): Re
   // All or nothing: before the ready check completes, ioredis would still write commands flagged
   // "loading" (MULTI, EXEC, PUBLISH…) and reject the others, which could run half a transaction.
   const whenReady = <T>(run: () => Promise<T>): Promise<T> =>
-    client.status === "ready"
-      ? run()
-      : Promise.reject(new RedisUnavailableError(lastError ?? new Error(`the connection is ${client.status}`)));
+    client.status === "ready" ? run() : Promise.reject(new RedisUnavailableError(lastError ?? new Error(`the connection is ${client.status}`)));
 
   const cluster = client instanceof Cluster ? client : undefined;
   const sendOne = cluster ? clusterSender(cluster, send) : send;

@@ -85,7 +85,15 @@ export class ScriptRegistry {
       return { command: { name, args: ["LOAD", this.#rewrite(args[1]!)] }, after: () => Buffer.from(original) };
     }
     if (sub === "EXISTS") return { command: { name, args: ["EXISTS", ...args.slice(1).map((sha) => this.#translate(sha))] } };
-    if (sub === "FLUSH") return { command, after: (reply) => (this.#rewrittenSha.clear(), reply) };
+    if (sub === "FLUSH") {
+      return {
+        command,
+        after: (reply) => {
+          this.#rewrittenSha.clear();
+          return reply;
+        },
+      };
+    }
     return { command };
   }
 

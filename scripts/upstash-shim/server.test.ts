@@ -46,15 +46,29 @@ describe("the examples of docs/shim.md §15", () => {
     ["/", H, `["EVALSHA","${"0".repeat(40)}",0]`, 400, '{"error":"NOSCRIPT No matching script. Please use EVAL."}'],
     ["/", B64, `["SCRIPT","LOAD","return ARGV[1]"]`, 200, '{"result":"MDk4ZTBmMGQxNDQ4YzBhODFkYWZlODIwZjY2ZDQ2MGViMDkyNjNkYQ=="}'],
     ["/", H, `["EVAL","#!lua flags=allow-key-locking\\nreturn 1",0]`, 200, '{"result":1}'],
-    ["/pipeline", H, `[["SET","${p}k","v"],["INCR","${p}k"],["GET","${p}k"]]`, 200,
-      '[{"result":"OK"},{"error":"ERR value is not an integer or out of range"},{"result":"v"}]'],
+    [
+      "/pipeline",
+      H,
+      `[["SET","${p}k","v"],["INCR","${p}k"],["GET","${p}k"]]`,
+      200,
+      '[{"result":"OK"},{"error":"ERR value is not an integer or out of range"},{"result":"v"}]',
+    ],
     ["/pipeline", B64, `[["SET","${p}k","v"],["GET","${p}k"],["PING"]]`, 200, '[{"result":"OK"},{"result":"dg=="},{"result":"UE9ORw=="}]'],
-    ["/pipeline", H, `[["EVALSHA","wrong-sha1",0],["GET","${p}x"]]`, 200,
-      '[{"error":"NOSCRIPT No matching script. Please use EVAL."},{"result":null}]'],
-    ["/multi-exec", H, `[["SET","${p}a","x"],["INCR","${p}a"],["GET","${p}a"]]`, 200,
-      '[{"result":"OK"},{"error":"ERR value is not an integer or out of range"},{"result":"x"}]'],
-    ["/multi-exec", H, `[["SET","${p}a","x"],["NOTACMD"]]`, 400,
-      `{"error":"EXECABORT Transaction discarded because of previous errors. First error: ERR unknown command 'NOTACMD', with args beginning with: "}`],
+    ["/pipeline", H, `[["EVALSHA","wrong-sha1",0],["GET","${p}x"]]`, 200, '[{"error":"NOSCRIPT No matching script. Please use EVAL."},{"result":null}]'],
+    [
+      "/multi-exec",
+      H,
+      `[["SET","${p}a","x"],["INCR","${p}a"],["GET","${p}a"]]`,
+      200,
+      '[{"result":"OK"},{"error":"ERR value is not an integer or out of range"},{"result":"x"}]',
+    ],
+    [
+      "/multi-exec",
+      H,
+      `[["SET","${p}a","x"],["NOTACMD"]]`,
+      400,
+      `{"error":"EXECABORT Transaction discarded because of previous errors. First error: ERR unknown command 'NOTACMD', with args beginning with: "}`,
+    ],
     ["/", { authorization: "Bearer wrong" }, `["PING"]`, 401, '{"error":"Unauthorized"}'],
     ["/", {}, `["PING"]`, 401, '{"error":"Unauthorized"}'],
     ["/", H, `["PING"`, 400, '{"error":"ERR failed to parse command"}'],
@@ -106,7 +120,13 @@ describe("requests the shim refuses", () => {
     // The headers announce a body that is never sent: only an answer before reading it can arrive.
     const status = await new Promise<number>((resolve, reject) => {
       const url = new URL(shim.url);
-      const req = request({ host: url.hostname, port: url.port, method: "POST", path: "/", headers: { authorization: "Bearer wrong", "content-length": "1000" } });
+      const req = request({
+        host: url.hostname,
+        port: url.port,
+        method: "POST",
+        path: "/",
+        headers: { authorization: "Bearer wrong", "content-length": "1000" },
+      });
       req.on("response", (res) => {
         res.resume();
         resolve(res.statusCode!);
@@ -138,7 +158,12 @@ describe("requests the shim refuses", () => {
 
   it("Should discard a whole transaction that holds a refused command", async () => {
     const key = `srv:${randomUUID()}`;
-    const res = await call("/multi-exec", { body: JSON.stringify([["SET", key, "1"], ["WATCH", key]]) });
+    const res = await call("/multi-exec", {
+      body: JSON.stringify([
+        ["SET", key, "1"],
+        ["WATCH", key],
+      ]),
+    });
     expect(res).toMatchObject({ status: 400, body: `{"error":"ERR Command is not available: 'WATCH'"}` });
     expect((await call("/", { body: JSON.stringify(["EXISTS", key]) })).body).toBe('{"result":0}');
   });
@@ -150,8 +175,7 @@ describe("requests the shim refuses", () => {
 
   it("Should answer any body, JSON or not, with a JSON result or error and never fail", async () => {
     // Command names get a prefix, so that no generated command can be a real one (FLUSHALL…).
-    const defuse = (value: unknown): unknown =>
-      Array.isArray(value) && typeof value[0] === "string" ? [`NOTACMD_${value[0]}`, ...value.slice(1)] : value;
+    const defuse = (value: unknown): unknown => (Array.isArray(value) && typeof value[0] === "string" ? [`NOTACMD_${value[0]}`, ...value.slice(1)] : value);
     const bodies = fc.oneof(
       fc.json().map((text) => JSON.stringify(defuse(JSON.parse(text)))),
       fc.array(fc.jsonValue()).map((commands) => JSON.stringify(commands.map(defuse))),
@@ -183,7 +207,12 @@ describe("requests the shim refuses", () => {
       const chunked = await fetch(`${small.url}/`, {
         method: "POST",
         headers: H,
-        body: new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode(big)), c.close()) }),
+        body: new ReadableStream({
+          start: (c) => {
+            c.enqueue(new TextEncoder().encode(big));
+            c.close();
+          },
+        }),
         duplex: "half",
       } as RequestInit);
       expect(chunked.status).toBe(413);

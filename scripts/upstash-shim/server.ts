@@ -139,9 +139,7 @@ export function createShimListener(options: ShimListenerOptions): RequestListene
   };
 }
 
-type Route =
-  | { kind: "single" | "pipeline" | "multi-exec" | "path-form" }
-  | { kind: "subscribe"; pattern: boolean; channels: string[] };
+type Route = { kind: "single" | "pipeline" | "multi-exec" | "path-form" } | { kind: "subscribe"; pattern: boolean; channels: string[] };
 
 function routeOf(pathname: string): Route {
   if (pathname === "/") return { kind: "single" };

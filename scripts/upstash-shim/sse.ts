@@ -56,7 +56,7 @@ export async function serveSubscription(req: IncomingMessage, res: ServerRespons
   if (closed) return;
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
   res.flushHeaders();
-  sub.channels.forEach((channel, i) => write([kind, channel, String(i + 1)]));
+  for (const [i, channel] of sub.channels.entries()) write([kind, channel, String(i + 1)]);
   redis.on("messageBuffer", (channel: Buffer, message: Buffer) => write(["message", channel, message]));
   redis.on("pmessageBuffer", (pattern: Buffer, channel: Buffer, message: Buffer) => write(["pmessage", pattern, channel, message]));
   // Redis went away: end the stream so the client notices, rather than leaving it silent.

@@ -18,16 +18,16 @@
  * address is refused even with the right token, or the lockout would not stop guessing.
  */
 import type { MiddlewareHandler } from "hono";
-import { problemJson } from "../answers";
-import { blockFor, blockKey } from "../block-cache";
-import { retryAfterSeconds } from "../headers/rate-limit-headers";
-import { identify } from "../keys/identify";
-import { createLimiter } from "../limiter";
-import type { Decision, Limiter } from "../limiter/types";
-import { normalizeForMatch } from "../routing/normalize";
-import type { Runtime, Runtimes } from "../middleware/rate-limit/runtime";
-import { ENDPOINTS } from "./endpoints";
-import { bearerToken, sameToken } from "./token";
+import { problemJson } from "../answers.ts";
+import { blockFor, blockKey } from "../block-cache.ts";
+import { retryAfterSeconds } from "../headers/rate-limit-headers.ts";
+import { identify } from "../keys/identify.ts";
+import { createLimiter } from "../limiter/index.ts";
+import type { Decision, Limiter } from "../limiter/types.ts";
+import { normalizeForMatch } from "../routing/normalize.ts";
+import type { Runtime, Runtimes } from "../middleware/rate-limit/runtime.ts";
+import { ENDPOINTS } from "./endpoints.ts";
+import { bearerToken, sameToken } from "./token.ts";
 
 /** Every admin path starts with this (after the same normalization routes get). */
 export const ADMIN_PREFIX = "/__ratewall/";
@@ -39,7 +39,6 @@ export const MAX_FAILED_ATTEMPTS = 10;
 const GUARD_SCOPE = "__ratewall-admin";
 /** Only a URL with one of these can name an admin path: anything else skips the normalization. */
 const ADMIN_HINT = /%|_ratewall/i;
-
 
 /**
  * The admin API, as a middleware in front of the rate limiter. Without `ADMIN_TOKEN` it passes
@@ -61,24 +60,42 @@ export function adminApi(runtimes: Runtimes): MiddlewareHandler {
 
     let guard = guards.get(runtime);
     if (!guard) {
-      guard = createLimiter([{ name: "failed-attempts", algorithm: "fixed-window", limit: MAX_FAILED_ATTEMPTS, windowMs: 60_000 }], { runner: runtime.runner, prefix: runtime.settings.keyPrefix });
+      guard = createLimiter([{ name: "failed-attempts", algorithm: "fixed-window", limit: MAX_FAILED_ATTEMPTS, windowMs: 60_000 }], {
+        runner: runtime.runner,
+        prefix: runtime.settings.keyPrefix,
+      });
       guards.set(runtime, guard);
     }
     const locked = await lockedOut(runtime, guard, c.req.raw.headers, sameToken(bearerToken(c.req.header("authorization")) ?? "", token));
     if (locked) return locked;
 
     const methods = ENDPOINTS[path.slice(ADMIN_PREFIX.length)];
-    if (!methods) return problemJson(404, `Unknown admin path ${JSON.stringify(path)} (endpoints: ${Object.keys(ENDPOINTS).map((name) => ADMIN_PREFIX + name).join(", ")}).`);
+    if (!methods)
+      return problemJson(
+        404,
+        `Unknown admin path ${JSON.stringify(path)} (endpoints: ${Object.keys(ENDPOINTS)
+          .map((name) => ADMIN_PREFIX + name)
+          .join(", ")}).`,
+      );
     const endpoint = methods[c.req.method];
     const allowed = Object.keys(methods).join(", ");
     if (!endpoint) return problemJson(405, `${path} takes ${allowed}, not ${c.req.method}.`, [["Allow", allowed]]);
     try {
       return await endpoint(runtime, url.searchParams);
     } catch (error) {
-      runtime.log({ level: "error", event: "redis-failure", route: "admin", kind: (error as { kind?: string }).kind ?? "unknown", cause: (error as Error).message });
+      runtime.log({
+        level: "error",
+        event: "redis-failure",
+        route: "admin",
+        kind: (error as { kind?: string }).kind ?? "unknown",
+        cause: (error as Error).message,
+      });
       // A list entry is written to several keys (a copy per multi-key route): some may have been
       // written, so a write's answer says to retry, which converges, rather than that nothing changed.
-      return problemJson(503, c.req.method === "GET" ? "Redis could not be reached." : "Redis could not be reached; retry (the change may have been applied in part).");
+      return problemJson(
+        503,
+        c.req.method === "GET" ? "Redis could not be reached." : "Redis could not be reached; retry (the change may have been applied in part).",
+      );
     }
   };
 }

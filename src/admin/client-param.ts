@@ -3,8 +3,8 @@
  * would be (src/keys/identify.ts): `client=<address>` is normalized (IPv6 grouped by
  * `IPV6_SUBNET`, IPv4-mapped IPv6 as IPv4); `key=<raw value>` is hashed like a header key.
  */
-import { clientIp } from "../keys/ip";
-import { MAX_KEY_LENGTH, sha256Hex, UNKNOWN_CLIENT } from "../keys/identify";
+import { clientIp } from "../keys/ip.ts";
+import { MAX_KEY_LENGTH, sha256Hex, UNKNOWN_CLIENT } from "../keys/identify.ts";
 
 /** The client id, or why the query names none. */
 export type ClientParam = { client: string } | { error: string };

@@ -3,13 +3,13 @@
  * takes the runtime and the query, and answers JSON; a bad parameter is a 400 naming it, an
  * unknown route or tier a 404 listing the known ones. Redis errors are thrown to ./admin-api.ts.
  */
-import { problemJson } from "../answers";
-import { blockKey } from "../block-cache";
-import type { KeyPart, KeySource, Settings } from "../config/types";
-import { countsClient } from "../keys/rule-sources";
-import type { ListKind } from "../limiter";
-import type { CompiledRoute, Runtime } from "../middleware/rate-limit/runtime";
-import { readClientParam } from "./client-param";
+import { problemJson } from "../answers.ts";
+import { blockKey } from "../block-cache.ts";
+import type { KeyPart, KeySource, Settings } from "../config/types.ts";
+import { countsClient } from "../keys/rule-sources.ts";
+import type { ListKind } from "../limiter/index.ts";
+import type { CompiledRoute, Runtime } from "../middleware/rate-limit/runtime.ts";
+import { readClientParam } from "./client-param.ts";
 
 type Endpoint = (runtime: Runtime, query: URLSearchParams) => Promise<Response>;
 
@@ -32,13 +32,23 @@ async function status(runtime: Runtime, query: URLSearchParams): Promise<Respons
   if (found instanceof Response) return found;
   const { route, client, counted } = found;
   const now = runtime.clock();
-  const decision = route.limiter && (await route.limiter.status({ client, ...clientsOf(route, client), scope: route.settings.scope, cost: route.settings.cost, now }));
+  const decision =
+    route.limiter && (await route.limiter.status({ client, ...clientsOf(route, client), scope: route.settings.scope, cost: route.settings.cost, now }));
   const tierRules = decision?.tier === undefined ? route.settings.rules : route.settings.tiers!.tiers[decision.tier]!;
   const rules = decision
     ? tierRules.flatMap((rule, i) => {
         const outcome = decision.rules[i]!;
         if (counted && !counted.includes(rule.name)) return [];
-        return [{ name: rule.name, algorithm: rule.algorithm, limit: outcome.limit, windowMs: rule.windowMs, remaining: outcome.remaining, resetMs: Math.max(0, outcome.resetAt - now) }];
+        return [
+          {
+            name: rule.name,
+            algorithm: rule.algorithm,
+            limit: outcome.limit,
+            windowMs: rule.windowMs,
+            remaining: outcome.remaining,
+            resetMs: Math.max(0, outcome.resetAt - now),
+          },
+        ];
       })
     : [];
   const list = decision?.reason === "deny-list" ? "deny" : decision?.reason === "allow-list" ? "allow" : null;
@@ -50,7 +60,9 @@ async function reset(runtime: Runtime, query: URLSearchParams): Promise<Response
   const found = await target(runtime, query);
   if (found instanceof Response) return found;
   const { route, client, counted } = found;
-  const deleted = route.limiter ? await route.limiter.reset({ client, ...clientsOf(route, client), scope: route.settings.scope, now: runtime.clock() }, counted) : 0;
+  const deleted = route.limiter
+    ? await route.limiter.reset({ client, ...clientsOf(route, client), scope: route.settings.scope, now: runtime.clock() }, counted)
+    : 0;
   runtime.blocks.delete(blockKey(route.settings.scope, client));
   return Response.json({ client, route: route.name, deleted });
 }
@@ -60,7 +72,11 @@ async function putOnList(runtime: Runtime, query: URLSearchParams, kind: ListKin
   if (client instanceof Response) return client;
   const ttl = query.get("ttl");
   const seconds = ttl === null ? undefined : /^[1-9][0-9]{0,8}$/.test(ttl) && Number(ttl) <= MAX_TTL_SECONDS ? Number(ttl) : NaN;
-  if (Number.isNaN(seconds)) return problemJson(400, `Invalid ttl ${JSON.stringify(ttl!.slice(0, 40))}: expected whole seconds from 1 to ${MAX_TTL_SECONDS}, or no ttl for an entry until removed.`);
+  if (Number.isNaN(seconds))
+    return problemJson(
+      400,
+      `Invalid ttl ${JSON.stringify(ttl!.slice(0, 40))}: expected whole seconds from 1 to ${MAX_TTL_SECONDS}, or no ttl for an entry until removed.`,
+    );
   await runtime.entries.setList(client, kind, seconds === undefined ? undefined : seconds * 1000);
   // An allowed client is let through in this isolate at once; other isolates re-ask Redis within BLOCK_RECHECK_MS.
   if (kind === "allow") forgetBlocks(runtime, client);
@@ -81,7 +97,11 @@ async function setTier(runtime: Runtime, query: URLSearchParams): Promise<Respon
   const tier = query.get("tier");
   const names = Object.keys(runtime.settings.tiers);
   if (tier === null) return problemJson(400, `Missing tier (tiers: ${names.map((name) => JSON.stringify(name)).join(", ") || "none; define them in TIERS"}).`);
-  if (!names.includes(tier)) return problemJson(404, `Unknown tier ${JSON.stringify(tier.slice(0, 100))} (tiers: ${names.map((name) => JSON.stringify(name)).join(", ") || "none; define them in TIERS"}).`);
+  if (!names.includes(tier))
+    return problemJson(
+      404,
+      `Unknown tier ${JSON.stringify(tier.slice(0, 100))} (tiers: ${names.map((name) => JSON.stringify(name)).join(", ") || "none; define them in TIERS"}).`,
+    );
   await runtime.entries.setTier(client, tier);
   forgetBlocks(runtime, client);
   return Response.json({ client, tier });
@@ -129,7 +149,10 @@ async function target(runtime: Runtime, query: URLSearchParams): Promise<{ route
   const counted = route.settings.rules.filter((_, i) => countsClient(sources[ofRule[i]!]!.key, client)).map((rule) => rule.name);
   if (counted.length > 0) return { route, client, counted };
   const keys = route.settings.rules.map((rule, i) => `${rule.name}: ${describeKey(sources[ofRule[i]!]!.key)}`).join(", ");
-  return problemJson(400, `No rule of route ${JSON.stringify(route.name)} counts this kind of client (${keys}); "client" names an address, "key" a header's value.`);
+  return problemJson(
+    400,
+    `No rule of route ${JSON.stringify(route.name)} counts this kind of client (${keys}); "client" names an address, "key" a header's value.`,
+  );
 }
 
 /** On a multi-key route, the one identifier stands for each rule's client (only the counted rules' answers are used). */

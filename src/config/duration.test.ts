@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseDuration } from "./duration";
+import { parseDuration } from "./duration.ts";
 
 describe("parseDuration", () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseCount, parseMethods } from "./http";
+import { parseCount, parseMethods } from "./http.ts";
 
 const at = { source: "ROUTES", path: "[0].methods" };
 const countAt = { source: "ROUTES", path: "[0].count" };

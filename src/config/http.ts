@@ -2,7 +2,7 @@
  * @module The HTTP words a route may name: `methods` (which requests it applies to) and `count`
  * (which answers it charges), each checked against what HTTP defines so that a typo is an error.
  */
-import { type At, child, fail, quote, readInteger } from "./read";
+import { type At, child, fail, quote, readInteger } from "./read.ts";
 
 /** RFC 9110 §9 and RFC 5789 (PATCH): the methods a route may name. */
 export const METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"] as const;
@@ -18,7 +18,8 @@ export function parseMethods(value: unknown, at: At): string[] {
   return unique(
     list.map((item, index) => {
       const method = typeof item === "string" ? item.toUpperCase() : undefined;
-      if (!method || !(METHODS as readonly string[]).includes(method)) fail(child(at, index), `unknown method ${quote(item)} (expected one of ${METHODS.join(", ")})`);
+      if (!method || !(METHODS as readonly string[]).includes(method))
+        fail(child(at, index), `unknown method ${quote(item)} (expected one of ${METHODS.join(", ")})`);
       return method;
     }),
     at,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseKeySource } from "./key-source";
+import { parseKeySource } from "./key-source.ts";
 
 const at = { source: "ROUTES", path: "[0].key" };
 
@@ -22,7 +22,10 @@ describe("parseKeySource", () => {
     ["header:bad name", 'ROUTES[0].key: invalid key source "header:bad name" (a header name is a token: letters, digits and !#$%&\'*+-.^_`|~)'],
     ["query:a&b", 'ROUTES[0].key: invalid key source "query:a&b" (a query parameter name has 1 to 128 letters, digits, "_", ".", "~", "-", "[" or "]")'],
     ["cf:city", 'ROUTES[0].key: invalid key source "cf:city" (expected "cf:asn" or "cf:country")'],
-    ["session", 'ROUTES[0].key: invalid key source "session" (expected "ip", "header:<name>", "cookie:<name>", "query:<name>", "cf:asn", "cf:country", or a list of 2 to 4 of these)'],
+    [
+      "session",
+      'ROUTES[0].key: invalid key source "session" (expected "ip", "header:<name>", "cookie:<name>", "query:<name>", "cf:asn", "cf:country", or a list of 2 to 4 of these)',
+    ],
     [["ip"], 'ROUTES[0].key: a composite key has 2 to 4 parts, got 1 in ["ip"]'],
     [["ip", "cf:asn", "cf:country", "header:a", "header:b"], "ROUTES[0].key: a composite key has 2 to 4 parts, got 5"],
     [["ip", ["cf:asn", "cf:country"]], 'ROUTES[0].key[1]: composite keys do not nest, got ["cf:asn","cf:country"]'],

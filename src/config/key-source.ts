@@ -3,8 +3,8 @@
  * `header:<name>`, `cookie:<name>`, `query:<name>`, `cf:asn`, `cf:country`) or a list of 2 to 4
  * distinct ones, hashed together (per user agent and address, per API key and country, …).
  */
-import { type At, child, fail, quote } from "./read";
-import type { KeyPart, KeySource } from "./types";
+import { type At, child, fail, quote } from "./read.ts";
+import type { KeyPart, KeySource } from "./types.ts";
 
 /** RFC 9110 §5.1 field names and RFC 6265 §4.1.1 cookie names are both tokens. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

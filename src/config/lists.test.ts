@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseEntries, parseList } from "./lists";
+import { parseEntries, parseList } from "./lists.ts";
 
 const deny = { source: "DENY", path: "" };
 

@@ -3,9 +3,9 @@
  * `country:<code>` and `asn:<number>` entries, each validated and normalized once, so that a typo
  * is an error at startup instead of a client silently let through or shut out.
  */
-import { ipv4Mask, ipv6Mask, parseIp } from "../keys/ip";
-import { type At, child, fail, quote, readJsonList } from "./read";
-import type { ListEntry } from "./types";
+import { ipv4Mask, ipv6Mask, parseIp } from "../keys/ip.ts";
+import { type At, child, fail, quote, readJsonList } from "./read.ts";
+import type { ListEntry } from "./types.ts";
 
 /** ISO 3166-1 alpha-2 (the 249 assigned codes), plus Cloudflare's `T1` (Tor) and `XX` (unknown). */
 const COUNTRIES = new Set(

@@ -3,7 +3,7 @@
  * a {@link ConfigError} naming the source, the path and the bad value (envoy's
  * `newRateLimitConfigError`). Everything in src/config is built from these.
  */
-import { ConfigError } from "../errors";
+import { ConfigError } from "../errors.ts";
 
 /** Where a value sits: the variable (`ROUTES`) and the path inside it (`[2].rules[0]`). */
 export interface At {

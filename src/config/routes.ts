@@ -3,16 +3,31 @@
  * routes, each read key by key against the allowed set so that a typo is an error (envoy's
  * `validKeys`).
  */
-import type { AlgorithmName, Rule } from "../limiter/types";
-import { parsePattern } from "../routing/pattern";
-import { parseCount, parseMethods } from "./http";
-import { parseKeySource } from "./key-source";
-import { parseEntries } from "./lists";
-import { type At, child, fail, quote, readChoice, readInteger, readJsonList, readObject, readString, readUrl } from "./read";
-import { ALGORITHMS, parseRule, ruleTextName } from "./rule";
-import { type Mode, MODES, type RouteRule, type RouteSettings } from "./types";
+import type { AlgorithmName, Rule } from "../limiter/types.ts";
+import { parsePattern } from "../routing/pattern.ts";
+import { parseCount, parseMethods } from "./http.ts";
+import { parseKeySource } from "./key-source.ts";
+import { parseEntries } from "./lists.ts";
+import { type At, child, fail, quote, readChoice, readInteger, readJsonList, readObject, readString, readUrl } from "./read.ts";
+import { ALGORITHMS, parseRule, ruleTextName } from "./rule.ts";
+import { type Mode, MODES, type RouteRule, type RouteSettings } from "./types.ts";
 
-const ROUTE_KEYS = ["pattern", "name", "origin", "rules", "tiers", "algorithm", "key", "cost", "mode", "unlimited", "methods", "count", "allow", "deny"] as const;
+const ROUTE_KEYS = [
+  "pattern",
+  "name",
+  "origin",
+  "rules",
+  "tiers",
+  "algorithm",
+  "key",
+  "cost",
+  "mode",
+  "unlimited",
+  "methods",
+  "count",
+  "allow",
+  "deny",
+] as const;
 /** Generous for any real API, small enough that one request cannot spend a whole window. */
 const MAX_COST = 1_000;
 
@@ -53,7 +68,8 @@ function parseRoute(value: unknown, at: At, defaults: RouteDefaults): RouteSetti
   const unlimited = raw.unlimited === undefined ? false : readBoolean(raw.unlimited, child(at, "unlimited"));
   const algorithm = raw.algorithm === undefined ? defaults.algorithm : readChoice(raw.algorithm, ALGORITHMS, "algorithm", child(at, "algorithm"));
   if (unlimited && raw.rules !== undefined) fail(child(at, "rules"), 'an unlimited route has no rules (remove "rules" or "unlimited")');
-  if (raw.tiers !== undefined && (unlimited || raw.rules !== undefined)) fail(child(at, "tiers"), `a route with tiers takes its rules from TIERS (remove "${unlimited ? "unlimited" : "rules"}")`);
+  if (raw.tiers !== undefined && (unlimited || raw.rules !== undefined))
+    fail(child(at, "tiers"), `a route with tiers takes its rules from TIERS (remove "${unlimited ? "unlimited" : "rules"}")`);
   if (!unlimited && raw.rules === undefined && raw.tiers === undefined) fail(at, 'missing key "rules" (or "tiers", or set "unlimited": true)');
   const tiers = raw.tiers === undefined ? undefined : readTierChoice(raw.tiers, defaults.tiers, child(at, "tiers"));
   const origin = raw.origin === undefined ? defaults.origin : readUrl(raw.origin, child(at, "origin"));

@@ -3,13 +3,13 @@
  * {@link Rule}. A rule is `"<count>/<window>"` for every algorithm (docs/architecture.md, "The algorithms"),
  * or an object when it needs a name, another algorithm, a token-bucket burst or sliding-window buckets.
  */
-import { algorithmNames } from "../limiter/registry";
-import { MAX_BUCKETS } from "../limiter/sliding-window";
-import type { AlgorithmName } from "../limiter/types";
-import { parseDuration } from "./duration";
-import { parseKeySource } from "./key-source";
-import { type At, child, fail, quote, readChoice, readInteger, readObject } from "./read";
-import type { RouteRule } from "./types";
+import { algorithmNames } from "../limiter/registry.ts";
+import { MAX_BUCKETS } from "../limiter/sliding-window/index.ts";
+import type { AlgorithmName } from "../limiter/types.ts";
+import { parseDuration } from "./duration.ts";
+import { parseKeySource } from "./key-source.ts";
+import { type At, child, fail, quote, readChoice, readInteger, readObject } from "./read.ts";
+import type { RouteRule } from "./types.ts";
 
 /** The algorithm names, from the limiter's own registry (the one list config validates against). */
 export const ALGORITHMS: readonly AlgorithmName[] = algorithmNames;

@@ -3,9 +3,9 @@
  * text or a TOML table. A route opts in with `"tiers": "<default tier>"`; each client's tier is
  * stored in Redis (admin API) and read by the deciding script in the same call.
  */
-import type { AlgorithmName, Rule } from "../limiter/types";
-import { type At, child, fail, quote } from "./read";
-import { parseRules } from "./routes";
+import type { AlgorithmName, Rule } from "../limiter/types.ts";
+import { type At, child, fail, quote } from "./read.ts";
+import { parseRules } from "./routes.ts";
 
 /**
  * Why a tier's rule has no `key` of its own: a tier belongs to one client (its `rate:tier:{client}`

@@ -2,7 +2,7 @@
  * @module The validated settings: what `readSettings(env)` makes of README.md's configuration
  * table. Every field is normalized (numbers are numbers, windows are ms) and carries its default.
  */
-import type { Rule } from "../limiter/types";
+import type { Rule } from "../limiter/types.ts";
 
 /** The values `MODE` and `ROUTES[].mode` accept. */
 export const MODES = ["enforce", "shadow"] as const;

@@ -8,7 +8,7 @@
  * | blob1–blob7 | outcome, route, rule, algorithm, client, country, colo |
  * | double1–double4 | limit, remaining, near limit (1 or 0), Redis call ms |
  */
-import type { DecisionEvent } from "./decision-event";
+import type { DecisionEvent } from "./decision-event.ts";
 
 /** What the binding takes (`AnalyticsEngineDataset` in the Workers types), narrowed. */
 export interface AnalyticsDataset {

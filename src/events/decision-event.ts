@@ -3,7 +3,7 @@
  * how close the client is to its limit, and how long Redis took. Pure: built from the route, the
  * decision and the request's `cf` fields; where the event goes is ./event-sink.ts's business.
  */
-import type { Decision, Rule } from "../limiter/types";
+import type { Decision, Rule } from "../limiter/types.ts";
 
 /** Every outcome, in the order the README's analytics section lists them. */
 export const OUTCOMES = ["allowed", "refused", "shadow-refused", "block-cache", "failed-open", "failed-closed", "unlimited", "denied", "allow-listed"] as const;
@@ -62,7 +62,14 @@ export interface CfFields {
  * decisionEvent("allowed", "api", rules, decision, 1.8, request.cf);
  * // { outcome: "allowed", route: "api", rule: "default", algorithm: "fixed-window", limit: 100, remaining: 12, nearLimit: true, redisMs: 1.8, country: "DE", colo: "FRA" }
  */
-export function decisionEvent(outcome: Outcome, route: string, rules: readonly Rule[], decision: Decision | undefined, redisMs: number, cf: CfFields | undefined): DecisionEvent {
+export function decisionEvent(
+  outcome: Outcome,
+  route: string,
+  rules: readonly Rule[],
+  decision: Decision | undefined,
+  redisMs: number,
+  cf: CfFields | undefined,
+): DecisionEvent {
   const outcomeOfRule = decision?.rules.find((rule) => rule.rule === decision.rule);
   const rule = outcomeOfRule ? rules.find((candidate) => candidate.name === outcomeOfRule.rule) : undefined;
   const limit = outcomeOfRule?.limit ?? 0;

@@ -9,10 +9,10 @@
  * undone by hashing all 2^32 of them, a keyed one is not without the secret. The same client hashes
  * alike in every isolate, so "top clients" queries work; rotating the token changes every hash.
  */
-import type { Logger } from "../middleware/rate-limit/log";
-import type { Settings } from "../config/types";
-import { isAnalyticsDataset, toDataPoint } from "./analytics-engine";
-import type { DecisionEvent } from "./decision-event";
+import type { Logger } from "../middleware/rate-limit/log.ts";
+import type { Settings } from "../config/types.ts";
+import { isAnalyticsDataset, toDataPoint } from "./analytics-engine.ts";
+import type { DecisionEvent } from "./decision-event.ts";
 
 /** Sends one event; `dataset` is the request's `env.RATEWALL_ANALYTICS`, if any. */
 export type EventSink = (event: DecisionEvent, client: string | undefined, dataset: unknown, defer: (work: Promise<unknown>) => void) => void;
@@ -27,7 +27,12 @@ const HASHES_KEPT = 10_000;
  * const send = createEventSink({ client: "hashed", secret: settings.redis.token, log });
  * send(event, "203.0.113.7", env.RATEWALL_ANALYTICS, (work) => ctx.waitUntil(work));
  */
-export function createEventSink(options: { client: Settings["analytics"]["client"]; secret: string; onEvent?: (event: DecisionEvent) => void; log: Logger }): EventSink {
+export function createEventSink(options: {
+  client: Settings["analytics"]["client"];
+  secret: string;
+  onEvent?: (event: DecisionEvent) => void;
+  log: Logger;
+}): EventSink {
   const hashes = new Map<string, string>();
   const hash = keyedHash(options.secret);
   let failureLogged = false;
@@ -48,11 +53,14 @@ export function createEventSink(options: { client: Settings["analytics"]["client
     const hashed = hashes.get(client);
     if (hashed !== undefined) return deliver({ ...event, client: hashed }, dataset);
     defer(
-      hash(client).then((digest) => {
-        if (hashes.size >= HASHES_KEPT) hashes.clear();
-        hashes.set(client, digest);
-        deliver({ ...event, client: digest }, dataset);
-      }, () => deliver(event, dataset)),
+      hash(client).then(
+        (digest) => {
+          if (hashes.size >= HASHES_KEPT) hashes.clear();
+          hashes.set(client, digest);
+          deliver({ ...event, client: digest }, dataset);
+        },
+        () => deliver(event, dataset),
+      ),
     );
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Decision } from "../limiter/types";
-import { policyHeader, rateLimitHeaders, retryAfterSeconds } from "./rate-limit-headers";
+import type { Decision } from "../limiter/types.ts";
+import { policyHeader, rateLimitHeaders, retryAfterSeconds } from "./rate-limit-headers.ts";
 
 const now = 1_700_000_000_000;
 const rules = [
@@ -15,7 +15,12 @@ const allowed: Decision = {
     { rule: "1000-per-1h", limit: 50, remaining: 7, resetAt: now + 17_200, windowMs: 3_600_000 },
   ],
 };
-const refused: Decision = { ...allowed, allowed: false, rule: "10-per-1s", rules: [{ rule: "10-per-1s", limit: 10, remaining: 0, resetAt: now + 400, windowMs: 1000 }] };
+const refused: Decision = {
+  ...allowed,
+  allowed: false,
+  rule: "10-per-1s",
+  rules: [{ rule: "10-per-1s", limit: 10, remaining: 0, resetAt: now + 400, windowMs: 1000 }],
+};
 
 describe("policyHeader", () => {
   it("Should list every rule with its quota (the burst for a token bucket) and window in seconds", () => {
@@ -40,7 +45,13 @@ describe("rateLimitHeaders", () => {
       ["X-RateLimit-Remaining", "7"],
       ["X-RateLimit-Reset", String(Math.ceil((now + 17_200) / 1000))],
     ]);
-    expect(rateLimitHeaders(allowed, policy, now, "both").map(([name]) => name)).toEqual(["RateLimit-Policy", "RateLimit", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]);
+    expect(rateLimitHeaders(allowed, policy, now, "both").map(([name]) => name)).toEqual([
+      "RateLimit-Policy",
+      "RateLimit",
+      "X-RateLimit-Limit",
+      "X-RateLimit-Remaining",
+      "X-RateLimit-Reset",
+    ]);
   });
 
   it("Should send Retry-After on a refusal whatever the style, never before the reset", () => {

@@ -10,8 +10,8 @@
  * - `Retry-After` (RFC 9110 §10.2.3) on every 429, in whole seconds rounded up, so that a client
  *   honouring it never comes back before the reset.
  */
-import type { HeaderStyle } from "../config/types";
-import type { Decision, Rule, RuleOutcome } from "../limiter/types";
+import type { HeaderStyle } from "../config/types.ts";
+import type { Decision, Rule, RuleOutcome } from "../limiter/types.ts";
 
 /** Header name → value, in the order they should be set. */
 export type HeaderList = Array<[string, string]>;

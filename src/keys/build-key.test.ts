@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildKey } from "./build-key";
+import { buildKey } from "./build-key.ts";
 
 describe("buildKey", () => {
   it("Should put the client in braces after the prefix and the algorithm tag", () => {
@@ -11,14 +11,14 @@ describe("buildKey", () => {
   });
 
   it("Should append the rule name after the scope when one is given", () => {
-    expect(buildKey({ prefix: "rl", tag: "gcra", client: "2001:db8::/64", scope: "api", rule: "hourly" })).toBe(
-      "rl:gcra:{2001:db8::/64}:api:hourly",
-    );
+    expect(buildKey({ prefix: "rl", tag: "gcra", client: "2001:db8::/64", scope: "api", rule: "hourly" })).toBe("rl:gcra:{2001:db8::/64}:api:hourly");
     expect(buildKey({ prefix: "rl", tag: "gcra", client: "c", scope: "", rule: "hourly" })).toBe("rl:gcra:{c}:hourly");
   });
 
   it("Should put the route in the hash tag and the client after it when the route is the tag", () => {
-    expect(buildKey({ prefix: "rate", tag: "fixed", client: "203.0.113.7", scope: "api", rule: "per-ip", hashTag: "route" })).toBe("rate:fixed:{route:api}:203.0.113.7:per-ip");
+    expect(buildKey({ prefix: "rate", tag: "fixed", client: "203.0.113.7", scope: "api", rule: "per-ip", hashTag: "route" })).toBe(
+      "rate:fixed:{route:api}:203.0.113.7:per-ip",
+    );
     expect(buildKey({ prefix: "rate", tag: "list", client: "key:ab12", scope: "api", hashTag: "route" })).toBe("rate:list:{route:api}:key:ab12");
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { KeySource } from "../config/types";
-import { identify, MAX_KEY_LENGTH, UNKNOWN_CLIENT } from "./identify";
-import { clientIp } from "./ip";
+import type { KeySource } from "../config/types.ts";
+import { identify, MAX_KEY_LENGTH, UNKNOWN_CLIENT } from "./identify.ts";
+import { clientIp } from "./ip.ts";
 
 const byIp = { key: { kind: "ip" as const }, ipv6Subnet: 64, trustedProxies: 0 };
 const byKey = { ...byIp, key: { kind: "header" as const, name: "x-api-key" } };
@@ -94,12 +94,21 @@ describe("identify", () => {
   it("Should key on Cloudflare's AS number and country in the clear, and fall back without them", async () => {
     expect(await identify(new Headers(ip), by({ kind: "cf", field: "asn" }), { cf: { asn: 13335 } })).toEqual({ client: "asn:13335" });
     expect(await identify(new Headers(ip), by({ kind: "cf", field: "country" }), { cf: { country: "de" } })).toEqual({ client: "country:DE" });
-    expect(await identify(new Headers(ip), by({ kind: "cf", field: "country" }), { cf: { country: "{x}" } })).toEqual({ client: "203.0.113.7", warning: "missing-key" });
+    expect(await identify(new Headers(ip), by({ kind: "cf", field: "country" }), { cf: { country: "{x}" } })).toEqual({
+      client: "203.0.113.7",
+      warning: "missing-key",
+    });
     expect(await identify(new Headers(ip), by({ kind: "cf", field: "asn" }))).toEqual({ client: "203.0.113.7", warning: "missing-key" });
   });
 
   it("Should hash a composite's parts length-prefixed, so shifting a separator makes another client", async () => {
-    const options = by({ kind: "composite", parts: [{ kind: "header", name: "x-a" }, { kind: "header", name: "x-b" }] });
+    const options = by({
+      kind: "composite",
+      parts: [
+        { kind: "header", name: "x-a" },
+        { kind: "header", name: "x-b" },
+      ],
+    });
     const first = await identify(new Headers({ "x-a": "a|b", "x-b": "c" }), options);
     const second = await identify(new Headers({ "x-a": "a", "x-b": "b|c" }), options);
     expect(first.client).toMatch(/^multi:[0-9a-f]{32}$/);

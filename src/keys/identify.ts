@@ -15,11 +15,11 @@
  * open, and the result carries a warning for the log: on Cloudflare it only happens when
  * something upstream is misconfigured.
  */
-import type { KeySource } from "../config/types";
-import { clientIp } from "./ip";
-import { readKeyPart, type RequestFacts } from "./sources";
+import type { KeySource } from "../config/types.ts";
+import { clientIp } from "./ip.ts";
+import { readKeyPart, type RequestFacts } from "./sources.ts";
 
-export type { RequestFacts } from "./sources";
+export type { RequestFacts } from "./sources.ts";
 
 /** Longer key values are not keys but noise (or an attempt to make hashing expensive). */
 export const MAX_KEY_LENGTH = 256;
@@ -92,7 +92,10 @@ function identifyIp(headers: Headers, { ipv6Subnet, trustedProxies }: IdentifyOp
  */
 export function clientAddress(headers: Headers, trustedProxies: number): string | undefined {
   if (trustedProxies > 0) {
-    const hops = (headers.get("x-forwarded-for") ?? "").split(",").map((hop) => hop.trim()).filter(Boolean);
+    const hops = (headers.get("x-forwarded-for") ?? "")
+      .split(",")
+      .map((hop) => hop.trim())
+      .filter(Boolean);
     // Cloudflare appends the address it saw (CF-Connecting-IP, i.e. your outermost proxy): that
     // entry is Cloudflare's hop, not one of yours, so it is not counted.
     if (hops.length > 0 && hops[hops.length - 1] === headers.get("cf-connecting-ip")?.trim()) hops.pop();

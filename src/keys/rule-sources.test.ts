@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { KeySource, RouteRule } from "../config/types";
-import { countsClient, identifyClients, ruleSources } from "./rule-sources";
+import type { KeySource, RouteRule } from "../config/types.ts";
+import { countsClient, identifyClients, ruleSources } from "./rule-sources.ts";
 
 const rule = (name: string, key?: KeySource): RouteRule => ({ name, algorithm: "fixed-window", limit: 1, windowMs: 1_000, ...(key ? { key } : {}) });
 const ip: KeySource = { kind: "ip" };
@@ -9,7 +9,9 @@ const options = (key: KeySource) => ({ key, ipv6Subnet: 64, trustedProxies: 0 })
 
 describe("ruleSources", () => {
   it("Should give rules without a key the route's, and list each distinct source once", () => {
-    expect(ruleSources({ key: ip, rules: [rule("a"), rule("b", apiKey), rule("c", { kind: "ip" }), rule("d", { kind: "header", name: "x-api-key" })] })).toEqual({ sources: [ip, apiKey], ofRule: [0, 1, 0, 1] });
+    expect(
+      ruleSources({ key: ip, rules: [rule("a"), rule("b", apiKey), rule("c", { kind: "ip" }), rule("d", { kind: "header", name: "x-api-key" })] }),
+    ).toEqual({ sources: [ip, apiKey], ofRule: [0, 1, 0, 1] });
   });
 
   it("Should make a route whose every rule names one other key a single-key route on that key", () => {
@@ -24,11 +26,18 @@ describe("identifyClients", () => {
     const withKey = await identifyClients(new Headers({ "cf-connecting-ip": "203.0.113.7", "x-api-key": "sk_1" }), options(ip), perRule, {});
     expect(withKey).toEqual({ client: "203.0.113.7", clients: ["203.0.113.7", expect.stringMatching(/^key:[0-9a-f]{32}$/), "203.0.113.7"], fallbacks: [] });
     const withoutKey = await identifyClients(new Headers({ "cf-connecting-ip": "203.0.113.7" }), options(ip), perRule, {});
-    expect(withoutKey).toEqual({ client: "203.0.113.7", clients: ["203.0.113.7", "203.0.113.7", "203.0.113.7"], fallbacks: [{ client: "203.0.113.7", warning: "missing-key" }] });
+    expect(withoutKey).toEqual({
+      client: "203.0.113.7",
+      clients: ["203.0.113.7", "203.0.113.7", "203.0.113.7"],
+      fallbacks: [{ client: "203.0.113.7", warning: "missing-key" }],
+    });
   });
 
   it("Should identify a single-key route's request once, with no per-rule clients", async () => {
-    expect(await identifyClients(new Headers({ "cf-connecting-ip": "203.0.113.7" }), options(ip), undefined, {})).toEqual({ client: "203.0.113.7", fallbacks: [] });
+    expect(await identifyClients(new Headers({ "cf-connecting-ip": "203.0.113.7" }), options(ip), undefined, {})).toEqual({
+      client: "203.0.113.7",
+      fallbacks: [],
+    });
   });
 });
 

@@ -3,8 +3,8 @@
  * route's. A route whose rules resolve to more than one distinct key source is "multi-key": each
  * request is identified once per distinct source, and each rule is charged against its own client.
  */
-import type { KeySource, RouteSettings } from "../config/types";
-import { identify, type Identity, type IdentifyOptions, type RequestFacts } from "./identify";
+import type { KeySource, RouteSettings } from "../config/types.ts";
+import { identify, type Identity, type IdentifyOptions, type RequestFacts } from "./identify.ts";
 
 /** The distinct key sources of a route's rules, and which one each rule counts. */
 export interface RuleSources {
@@ -60,7 +60,12 @@ export interface RequestClients {
  * await identifyClients(headers, route.identify, route.perRule, { url, cf });
  * // { client: "203.0.113.7", clients: ["203.0.113.7", "key:5d1c…"], fallbacks: [] }
  */
-export async function identifyClients(headers: Headers, single: IdentifyOptions, perRule: PerRuleIdentify | undefined, request: RequestFacts): Promise<RequestClients> {
+export async function identifyClients(
+  headers: Headers,
+  single: IdentifyOptions,
+  perRule: PerRuleIdentify | undefined,
+  request: RequestFacts,
+): Promise<RequestClients> {
   if (perRule === undefined) {
     const identity = await identify(headers, single, request);
     return { client: identity.client, fallbacks: identity.warning ? [identity] : [] };

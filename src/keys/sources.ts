@@ -3,7 +3,7 @@
  * a `cf` field. Values are returned as the client sent them (no decoding beyond the URL's own), to
  * be hashed by identify.ts; `undefined` when the request does not carry one.
  */
-import type { KeyPart } from "../config/types";
+import type { KeyPart } from "../config/types.ts";
 
 /** What a request offers beyond its headers: its URL and Cloudflare's `request.cf` fields. */
 export interface RequestFacts {

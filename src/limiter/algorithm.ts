@@ -3,9 +3,9 @@
  * the TypeScript model of the same check (the in-memory store and the oracle of the differential
  * test). The registry in ./index.ts maps names to these.
  */
-import type { LimiterScript } from "./assemble-script";
-import type { ModelStore } from "./memory/model-store";
-import type { AlgorithmName } from "./types";
+import type { LimiterScript } from "./assemble-script.ts";
+import type { ModelStore } from "./memory/model-store.ts";
+import type { AlgorithmName } from "./types.ts";
 
 /** A rule's numbers as the scripts receive them. */
 export interface RuleParams {

@@ -1,13 +1,13 @@
 /**
  * @module The Redis-backed limiter: one script call per decision, whatever the number of rules.
  */
-import { RedisRestError } from "../errors";
-import { parseReply } from "./reply";
-import { runScript } from "./run-script";
-import { compilePlan, type Policy } from "./plan";
-import * as resetScript from "./reset/script";
-import * as statusScript from "./status/script";
-import type { Limiter, ScriptRunner } from "./types";
+import { RedisRestError } from "../errors.ts";
+import { parseReply } from "./reply.ts";
+import { runScript } from "./run-script.ts";
+import { compilePlan, type Policy } from "./plan.ts";
+import * as resetScript from "./reset/script.ts";
+import * as statusScript from "./status/script.ts";
+import type { Limiter, ScriptRunner } from "./types.ts";
 
 /** What the limiter talks to, and how it names its keys. */
 export interface LimiterDeps {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { createFakeRunner } from "../../test/fakes/fake-runner";
-import { algorithmNames, createLimiter, isAlgorithmName } from "./index";
-import { sha1 as multiRuleSha1 } from "./multi-rule/script";
-import type { Rule } from "./types";
+import { createFakeRunner } from "../../test/fakes/fake-runner.ts";
+import { algorithmNames, createLimiter, isAlgorithmName } from "./index.ts";
+import { sha1 as multiRuleSha1 } from "./multi-rule/script.ts";
+import type { Rule } from "./types.ts";
 
 const runner = createFakeRunner(() => [1, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0]);
 const deps = { runner, prefix: "rate" };
@@ -38,7 +38,10 @@ describe("createLimiter", () => {
       [[{ ...hour, burst: -1 }], 'rules[0] ("hour"): burst must be an integer >= 1, got -1'],
       [[{ ...second, buckets: 10 }], 'rules[0] ("second"): only sliding-window has buckets'],
       [[{ ...second, algorithm: "sliding-window", buckets: 101 }], 'rules[0] ("second"): buckets must be from 2 to 100, got 101'],
-      [[{ ...second, algorithm: "sliding-window", limit: 2 ** 40, windowMs: 1 }], 'rules[0] ("second"): limit must be below 2^37 for sliding-window, got 1099511627776'],
+      [
+        [{ ...second, algorithm: "sliding-window", limit: 2 ** 40, windowMs: 1 }],
+        'rules[0] ("second"): limit must be below 2^37 for sliding-window, got 1099511627776',
+      ],
     ];
     for (const [rules, message] of bad) expect(() => createLimiter(rules, deps)).toThrow(message);
   });

@@ -3,12 +3,12 @@
  * resolved, ARGV built) and turned into KEYS and ARGV per request in the layout of
  * ./assemble-script.ts. Pure; shared by the Redis limiter and the in-memory one.
  */
-import { buildKey } from "../keys/build-key";
-import type { Algorithm, RuleParams } from "./algorithm";
-import type { LimiterScript } from "./assemble-script";
-import * as multiRule from "./multi-rule/script";
-import { algorithmByName } from "./registry";
-import type { LimitRequest, Rule } from "./types";
+import { buildKey } from "../keys/build-key.ts";
+import type { Algorithm, RuleParams } from "./algorithm.ts";
+import type { LimiterScript } from "./assemble-script.ts";
+import * as multiRule from "./multi-rule/script.ts";
+import { algorithmByName } from "./registry.ts";
+import type { LimitRequest, Rule } from "./types.ts";
 
 /** One tier's rules (or a route's only rules, named ""), compiled. */
 export interface Group {
@@ -72,7 +72,13 @@ export function compilePlan(policy: Policy): Plan {
   const args = groups.flatMap((group) => [
     group.name,
     String(group.rules.length),
-    ...group.rules.flatMap((rule, i) => [group.algorithms[i]!.tag, String(rule.limit), String(rule.windowMs), String(group.params[i]!.burst), String(group.params[i]!.buckets)]),
+    ...group.rules.flatMap((rule, i) => [
+      group.algorithms[i]!.tag,
+      String(rule.limit),
+      String(rule.windowMs),
+      String(group.params[i]!.burst),
+      String(group.params[i]!.buckets),
+    ]),
   ]);
   const only = groups.length === 1 && groups[0]!.rules.length === 1 ? groups[0]!.algorithms[0] : undefined;
   const rules = groups.find((group) => group.name === defaultTier)!.rules;
@@ -122,7 +128,11 @@ function multiKey(group: Group, clients: readonly string[], scope: string, prefi
   if (clients.length !== group.rules.length) throw new RangeError(`expected one client per rule (${group.rules.length}), got ${clients.length}`);
   const lists = [...new Set(clients)].map((client) => buildKey({ prefix, tag: "list", client, scope, hashTag: "route" }));
   const keys = group.rules.map((rule, i) =>
-    group.algorithms[i]!.keys(buildKey({ prefix, tag: group.algorithms[i]!.tag, client: clients[i]!, scope, rule: rule.name, hashTag: "route" }), group.params[i]!, now),
+    group.algorithms[i]!.keys(
+      buildKey({ prefix, tag: group.algorithms[i]!.tag, client: clients[i]!, scope, rule: rule.name, hashTag: "route" }),
+      group.params[i]!,
+      now,
+    ),
   );
   return { lists, groups: [keys] };
 }

@@ -2,13 +2,13 @@
  * @module The algorithm registry: the names `RATE_LIMIT_ALGORITHM` and `ROUTES[].rules[].algorithm`
  * accept, each mapped to its implementation. The config parser validates against this same map.
  */
-import type { Algorithm } from "./algorithm";
-import { fixedWindow } from "./fixed-window";
-import { slidingLog } from "./sliding-log";
-import { slidingWindow } from "./sliding-window";
-import { slidingWindowApprox } from "./sliding-window-approx";
-import { tokenBucket } from "./token-bucket";
-import type { AlgorithmName } from "./types";
+import type { Algorithm } from "./algorithm.ts";
+import { fixedWindow } from "./fixed-window/index.ts";
+import { slidingLog } from "./sliding-log/index.ts";
+import { slidingWindow } from "./sliding-window/index.ts";
+import { slidingWindowApprox } from "./sliding-window-approx/index.ts";
+import { tokenBucket } from "./token-bucket/index.ts";
+import type { AlgorithmName } from "./types.ts";
 
 /**
  * Every algorithm by name.

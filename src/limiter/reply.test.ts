@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { RedisRestError } from "../errors";
-import { compilePlan } from "./plan";
-import { parseReply } from "./reply";
-import type { Rule } from "./types";
+import { RedisRestError } from "../errors.ts";
+import { compilePlan } from "./plan.ts";
+import { parseReply } from "./reply.ts";
+import type { Rule } from "./types.ts";
 
 const now = 1_000_000;
 const rules: Rule[] = [
@@ -41,7 +41,15 @@ describe("parseReply", () => {
   });
 
   it("Should refuse a denied client until its entry expires, and admit an allowed one, without rules", () => {
-    expect(parseReply([2, 1, 30_500], single, now)).toEqual({ allowed: false, rule: "", rules: [], reason: "deny-list", retryAt: now + 30_500, retryAfter: 31, listExpiresAt: now + 30_500 });
+    expect(parseReply([2, 1, 30_500], single, now)).toEqual({
+      allowed: false,
+      rule: "",
+      rules: [],
+      reason: "deny-list",
+      retryAt: now + 30_500,
+      retryAfter: 31,
+      listExpiresAt: now + 30_500,
+    });
     expect(parseReply([2, 1, -1], single, now)).toEqual({ allowed: false, rule: "", rules: [], reason: "deny-list" });
     expect(parseReply([3, 1, -1], single, now)).toEqual({ allowed: true, rule: "", rules: [], reason: "allow-list" });
   });

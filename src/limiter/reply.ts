@@ -4,9 +4,9 @@
  * then per rule of that group ok, remaining, reset at (ms), retry in (ms). The in-memory model
  * produces the same flat array, so both paths share this parser.
  */
-import { RedisRestError } from "../errors";
-import type { Plan } from "./plan";
-import type { Decision, RuleOutcome } from "./types";
+import { RedisRestError } from "../errors.ts";
+import type { Plan } from "./plan.ts";
+import type { Decision, RuleOutcome } from "./types.ts";
 
 const FIELDS_PER_RULE = 4;
 const HEAD = 3;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { RedisRestError } from "../errors";
-import { createFakeRunner } from "../../test/fakes/fake-runner";
-import { runScript } from "./run-script";
+import { RedisRestError } from "../errors.ts";
+import { createFakeRunner } from "../../test/fakes/fake-runner.ts";
+import { runScript } from "./run-script.ts";
 
 const script = { source: "return 1", sha1: "e0e1f9fabfc9d4800c877a703b823ac0578ff8db" };
 const noscript = new RedisRestError("reply", "evalsha", "NOSCRIPT No matching script. Please use EVAL.", 400);

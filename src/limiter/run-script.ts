@@ -4,8 +4,8 @@
  * after an ambiguous failure, since a replay can count one request twice (docs/architecture.md,
  * "Failure modes").
  */
-import type { LimiterScript } from "./assemble-script";
-import type { ScriptRunner } from "./types";
+import type { LimiterScript } from "./assemble-script.ts";
+import type { ScriptRunner } from "./types.ts";
 
 /**
  * Sends `script` by its SHA1, falling back to the full text once when Redis does not know it yet

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseList } from "../config/lists";
-import { compileList } from "./match";
+import { parseList } from "../config/lists.ts";
+import { compileList } from "./match.ts";
 
 const list = (...entries: string[]) => compileList(parseList(entries, { source: "ALLOW", path: "" }));
 
@@ -42,7 +42,9 @@ describe("compileList", () => {
   });
 
   it("Should find one address among 10,000 entries of several prefix lengths", () => {
-    const entries = Array.from({ length: 10_000 }, (_, i) => `ip:10.${i >> 8}.${i & 255}.0/${24 + (i % 3) * 4}`.replace(/\.0\/(28|32)$/, (m, p) => `.${p === "28" ? 16 : 1}/${p}`));
+    const entries = Array.from({ length: 10_000 }, (_, i) =>
+      `ip:10.${i >> 8}.${i & 255}.0/${24 + (i % 3) * 4}`.replace(/\.0\/(28|32)$/, (_, p) => `.${p === "28" ? 16 : 1}/${p}`),
+    );
     const matcher = list(...entries);
     expect(matcher.match("10.38.16.200", undefined, undefined)).toBe(true);
     expect(matcher.match("10.38.17.20", undefined, undefined)).toBe(true);

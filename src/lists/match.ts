@@ -4,8 +4,8 @@
  * costs one mask and one Set probe per distinct prefix length present (at most 33 for IPv4, 129
  * for IPv6), whatever the number of entries: 10,000 /32s cost the same as one.
  */
-import type { ListEntry } from "../config/types";
-import { ipv4Mask, ipv6Mask, type ParsedIp, parseIp } from "../keys/ip";
+import type { ListEntry } from "../config/types.ts";
+import { ipv4Mask, ipv6Mask, type ParsedIp, parseIp } from "../keys/ip.ts";
 
 /** A compiled list. */
 export interface ListMatcher {
@@ -62,7 +62,10 @@ class PrefixTable<T extends number | bigint> {
 
   add(prefix: number, network: T): void {
     let networks = this.byPrefix.get(prefix);
-    if (!networks) this.byPrefix.set(prefix, (networks = new Set()));
+    if (!networks) {
+      networks = new Set();
+      this.byPrefix.set(prefix, networks);
+    }
     networks.add(network);
   }
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { parseList } from "../config/lists";
-import { compileLevel, listVerdict } from "./verdict";
+import { parseList } from "../config/lists.ts";
+import { compileLevel, listVerdict } from "./verdict.ts";
 
-const level = (allow: string[], deny: string[]) => compileLevel({ allow: parseList(allow, { source: "ALLOW", path: "" }), deny: parseList(deny, { source: "DENY", path: "" }) });
+const level = (allow: string[], deny: string[]) =>
+  compileLevel({ allow: parseList(allow, { source: "ALLOW", path: "" }), deny: parseList(deny, { source: "DENY", path: "" }) });
 const nothing = level([], []);
 
 describe("listVerdict", () => {

@@ -9,9 +9,9 @@
  * `allow` means forward without counting (and without a Redis call); `deny` means answer 403
  * without a Redis call; `undefined` means the lists say nothing and the rules decide.
  */
-import type { ListEntry } from "../config/types";
-import { parseIp } from "../keys/ip";
-import { compileList, type ListMatcher } from "./match";
+import type { ListEntry } from "../config/types.ts";
+import { parseIp } from "../keys/ip.ts";
+import { compileList, type ListMatcher } from "./match.ts";
 
 /** One level of lists: a route's own, or the global ones. */
 export interface ListLevel {

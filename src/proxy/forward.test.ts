@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { OriginError } from "../errors";
-import { forwardToOrigin, targetUrl } from "./forward";
+import { OriginError } from "../errors.ts";
+import { forwardToOrigin, targetUrl } from "./forward.ts";
 
 function recordingFetch(response = () => new Response("ok", { headers: { connection: "close", "x-origin": "1" } })) {
   const seen: Request[] = [];
@@ -17,7 +17,15 @@ describe("forwardToOrigin", () => {
     const request = new Request("https://api.example.com/v1/items?q=a%20b&x=1", {
       method: "POST",
       body: "payload",
-      headers: { "content-type": "text/plain", connection: "x-secret-hop", "x-secret-hop": "1", "keep-alive": "5", "x-ratewall-debug": "1", "upstash-encoding": "base64", authorization: "Bearer client" },
+      headers: {
+        "content-type": "text/plain",
+        connection: "x-secret-hop",
+        "x-secret-hop": "1",
+        "keep-alive": "5",
+        "x-ratewall-debug": "1",
+        "upstash-encoding": "base64",
+        authorization: "Bearer client",
+      },
     });
     const res = await forwardToOrigin(request, { origin: "http://origin.test:8080", timeoutMs: 1000, fetch });
     const sent = seen[0]!;
@@ -35,7 +43,8 @@ describe("forwardToOrigin", () => {
   });
 
   it("Should answer with an OriginError of kind timeout when the origin is too slow", async () => {
-    const slow = (async (input: Request) => new Promise<Response>((_resolve, reject) => input.signal.addEventListener("abort", () => reject(new Error("aborted"))))) as typeof fetch;
+    const slow = (async (input: Request) =>
+      new Promise<Response>((_resolve, reject) => input.signal.addEventListener("abort", () => reject(new Error("aborted"))))) as typeof fetch;
     const error = await forwardToOrigin(new Request("https://a.test/"), { timeoutMs: 20, fetch: slow }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OriginError);
     expect(error).toMatchObject({ kind: "timeout", message: "Origin https://a.test did not answer in time" });
@@ -45,14 +54,19 @@ describe("forwardToOrigin", () => {
     const down = (async () => {
       throw new TypeError("connection refused");
     }) as typeof fetch;
-    const error = await forwardToOrigin(new Request("https://a.test/"), { origin: "http://127.0.0.1:9", timeoutMs: 1000, fetch: down }).catch((e: unknown) => e);
+    const error = await forwardToOrigin(new Request("https://a.test/"), { origin: "http://127.0.0.1:9", timeoutMs: 1000, fetch: down }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ name: "OriginError", kind: "network", message: "Origin http://127.0.0.1:9 could not be reached" });
   });
 
   it("Should refuse to fetch a workers.dev URL back to itself when no origin is set", async () => {
     const { seen, fetch } = recordingFetch();
     const error = await forwardToOrigin(new Request("https://ratewall.me.workers.dev/x"), { timeoutMs: 1000, fetch }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ kind: "none", message: "Origin https://ratewall.me.workers.dev is the Worker itself: set ORIGIN_URL (a workers.dev URL has no origin behind it)" });
+    expect(error).toMatchObject({
+      kind: "none",
+      message: "Origin https://ratewall.me.workers.dev is the Worker itself: set ORIGIN_URL (a workers.dev URL has no origin behind it)",
+    });
     expect(seen).toHaveLength(0);
   });
 });

@@ -6,7 +6,7 @@
  * become an {@link OriginError} that `app.onError` turns into 502 or 504.
  */
 import { proxy } from "hono/proxy";
-import { OriginError } from "../errors";
+import { OriginError } from "../errors.ts";
 
 /** Request headers that are ours, or Upstash's, and never the origin's business. */
 const INTERNAL_HEADER = /^(x-ratewall-|upstash-)/i;

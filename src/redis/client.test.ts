@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { RedisRestError } from "../errors";
-import { createRedisRunner } from "./client";
+import { RedisRestError } from "../errors.ts";
+import { createRedisRunner } from "./client.ts";
 
 type Sent = { url: string; init: RequestInit };
 
@@ -38,13 +38,25 @@ describe("createRedisRunner (workerd)", () => {
   });
 
   it("Should throw an http error for a 5xx, and for a 200 without a result", async () => {
-    await expect(createRedisRunner({ ...options, fetch: fakeFetch(502, { error: "bad gateway" }) }).eval("return 1", [], [])).rejects.toMatchObject({ kind: "http", status: 502 });
-    await expect(createRedisRunner({ ...options, fetch: fakeFetch(200, { nope: 1 }) }).eval("return 1", [], [])).rejects.toMatchObject({ kind: "http", status: 200 });
+    await expect(createRedisRunner({ ...options, fetch: fakeFetch(502, { error: "bad gateway" }) }).eval("return 1", [], [])).rejects.toMatchObject({
+      kind: "http",
+      status: 502,
+    });
+    await expect(createRedisRunner({ ...options, fetch: fakeFetch(200, { nope: 1 }) }).eval("return 1", [], [])).rejects.toMatchObject({
+      kind: "http",
+      status: 200,
+    });
   });
 
   it("Should try once and throw a network error when fetch rejects", async () => {
     let calls = 0;
-    const runner = createRedisRunner({ ...options, fetch: async () => (calls++, Promise.reject(new TypeError("Network connection lost."))) });
+    const runner = createRedisRunner({
+      ...options,
+      fetch: async () => {
+        calls++;
+        throw new TypeError("Network connection lost.");
+      },
+    });
     const error = await runner.eval("return 1", [], []).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RedisRestError);
     expect([(error as RedisRestError).kind, calls]).toEqual(["network", 1]);

@@ -23,8 +23,8 @@
  * - telemetry headers: about 150 bytes per request.
  * - automatic deserialization: a `JSON.parse` attempt per reply element; we parse the integers.
  */
-import { RedisRestError } from "../errors";
-import type { ScriptRunner } from "../limiter/types";
+import { RedisRestError } from "../errors.ts";
+import type { ScriptRunner } from "../limiter/types.ts";
 
 /** Where Redis is and how long a call may take. */
 export interface RedisRunnerOptions {

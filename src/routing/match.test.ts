@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { compileRoutes } from "./match";
-import { normalizeForMatch } from "./normalize";
-import { parsePattern } from "./pattern";
+import { compileRoutes } from "./match.ts";
+import { normalizeForMatch } from "./normalize.ts";
+import { parsePattern } from "./pattern.ts";
 
 const route = (pattern: string) => ({ pattern });
 const pick = (patterns: string[], url: string) => compileRoutes(patterns.map(route))(new URL(url))?.pattern;
@@ -28,7 +28,9 @@ describe("compileRoutes precedence", () => {
   });
 
   it("Should prefer the longer literal path on the same host", () => {
-    expect(pick(["api.example.com/*", "api.example.com/v1/login*", "api.example.com/v1/*"], "https://api.example.com/v1/login")).toBe("api.example.com/v1/login*");
+    expect(pick(["api.example.com/*", "api.example.com/v1/login*", "api.example.com/v1/*"], "https://api.example.com/v1/login")).toBe(
+      "api.example.com/v1/login*",
+    );
   });
 
   it("Should prefer an exact path over a prefix of the same length, and otherwise keep declaration order", () => {
@@ -85,7 +87,10 @@ describe("compileRoutes with methods", () => {
 
   it("Should let other methods fall through to the next most specific route", () => {
     expect(id("https://example.com/login", "GET")).toBe("login-any");
-    const only = compileRoutes([{ pattern: "example.com/*", id: "site" }, { pattern: "example.com/login*", id: "login-post", methods: ["POST"] }]);
+    const only = compileRoutes([
+      { pattern: "example.com/*", id: "site" },
+      { pattern: "example.com/login*", id: "login-post", methods: ["POST"] },
+    ]);
     expect(only(new URL("https://example.com/login"), "GET")?.id).toBe("site");
     expect(only(new URL("https://example.org/login"), "POST")).toBeUndefined();
   });

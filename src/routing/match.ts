@@ -14,8 +14,8 @@
  * `patch` cannot slip past a `PATCH` route); any other request falls through to the next route in
  * that order, as if the route were not there.
  */
-import { normalizeForMatch, type MatchTarget } from "./normalize";
-import { type Pattern, parsePattern, specificity } from "./pattern";
+import { normalizeForMatch, type MatchTarget } from "./normalize.ts";
+import { type Pattern, parsePattern, specificity } from "./pattern.ts";
 
 /**
  * Finds the route for a URL and method, or `undefined` when none matches. Without a method,

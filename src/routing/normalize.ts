@@ -53,11 +53,11 @@ function safeDecode(text: string): string {
     return decodeURIComponent(text);
   } catch {
     // A malformed escape (`%zz`) stays as written; every valid one is decoded.
-    return text.replace(ESCAPE, (escape) => {
+    return text.replace(ESCAPE, (sequence) => {
       try {
-        return decodeURIComponent(escape);
+        return decodeURIComponent(sequence);
       } catch {
-        return escape;
+        return sequence;
       }
     });
   }

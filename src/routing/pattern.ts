@@ -56,11 +56,5 @@ export function parsePattern(source: string): Pattern | string {
  * longer literal host, then the longer literal path, then an exact path over a prefix.
  */
 export function specificity(pattern: Pattern): [number, number, number, number, number] {
-  return [
-    pattern.hostKind === "exact" ? 1 : 0,
-    pattern.host.length,
-    pattern.path.length,
-    pattern.pathKind === "exact" ? 1 : 0,
-    pattern.scheme ? 1 : 0,
-  ];
+  return [pattern.hostKind === "exact" ? 1 : 0, pattern.host.length, pattern.path.length, pattern.pathKind === "exact" ? 1 : 0, pattern.scheme ? 1 : 0];
 }

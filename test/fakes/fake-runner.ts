@@ -2,7 +2,7 @@
  * @module A {@link ScriptRunner} test double: records every call and answers from a list or a
  * function. For unit tests of the limiter and of the middleware (no Redis, no network).
  */
-import type { ScriptRunner } from "../../src/limiter/types";
+import type { ScriptRunner } from "../../src/limiter/types.ts";
 
 /** One recorded call. */
 export interface FakeCall {

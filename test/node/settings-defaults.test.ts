@@ -10,10 +10,12 @@ const read = (file: string) => readFile(new URL(file, root), "utf8");
 /** README.md's configuration table: variable → its "default" cell. */
 async function readmeDefaults(): Promise<Map<string, string>> {
   const rows = (await read("README.md")).split("\n").filter((line) => /^\| `[A-Z0-9_]+` \|/.test(line));
-  return new Map(rows.map((line) => {
-    const cells = line.split(" | ");
-    return [cells[0]!.slice(3, -1), cells[2]!];
-  }));
+  return new Map(
+    rows.map((line) => {
+      const cells = line.split(" | ");
+      return [cells[0]!.slice(3, -1), cells[2]!];
+    }),
+  );
 }
 
 describe("one table of defaults", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { MAX_FAILED_ATTEMPTS } from "../../src/admin/admin-api";
-import { BLOCK_RECHECK_MS } from "../../src/block-cache";
-import { testApp, uniqueIpv4, uniqueIpv6Prefix } from "./helpers";
+import { MAX_FAILED_ATTEMPTS } from "../../src/admin/admin-api.ts";
+import { BLOCK_RECHECK_MS } from "../../src/block-cache.ts";
+import { testApp, uniqueIpv4, uniqueIpv6Prefix } from "./helpers.ts";
 
 const ADMIN_TOKEN = "adm1n-t0ken-for-the-end-to-end-tests-0123456789";
 const bearer = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -9,9 +9,19 @@ const bearer = { authorization: `Bearer ${ADMIN_TOKEN}` };
 /** An app with the admin API on, whose origin fetches are counted. */
 function adminApp(vars: Record<string, unknown> = {}) {
   const origin = { calls: 0 };
-  const t = testApp({ ADMIN_TOKEN, RATE_LIMIT: "5/1m", ...vars }, { originFetch: (input, init) => (origin.calls++, fetch(input, init)) });
-  const admin = (path: string, { method = "GET", ip = "192.0.2.1", headers = bearer }: { method?: string; ip?: string; headers?: Record<string, string> } = {}) =>
-    t.request(`/__ratewall/${path}`, { method, ip, headers });
+  const t = testApp(
+    { ADMIN_TOKEN, RATE_LIMIT: "5/1m", ...vars },
+    {
+      originFetch: (input, init) => {
+        origin.calls++;
+        return fetch(input, init);
+      },
+    },
+  );
+  const admin = (
+    path: string,
+    { method = "GET", ip = "192.0.2.1", headers = bearer }: { method?: string; ip?: string; headers?: Record<string, string> } = {},
+  ) => t.request(`/__ratewall/${path}`, { method, ip, headers });
   return { ...t, origin, admin };
 }
 
@@ -24,7 +34,13 @@ describe("the admin API: status", () => {
     const first = await t.admin(`status?client=${ip}`);
     expect(first.status).toBe(200);
     const body = await first.json();
-    expect(body).toEqual({ client: ip, route: "default", list: null, listTtlMs: null, rules: [{ name: "default", algorithm: "fixed-window", limit: 5, windowMs: 60_000, remaining: 3, resetMs: 60_000 }] });
+    expect(body).toEqual({
+      client: ip,
+      route: "default",
+      list: null,
+      listTtlMs: null,
+      rules: [{ name: "default", algorithm: "fixed-window", limit: 5, windowMs: 60_000, remaining: 3, resetMs: 60_000 }],
+    });
     expect(await (await t.admin(`status?client=${ip}`)).json()).toEqual(body);
     const spent = [];
     for (let i = 0; i < 3; i++) spent.push((await t.get("/", ip)).status);
@@ -80,12 +96,19 @@ describe("the admin API: reset", () => {
   });
 
   it("Should reset every rule of the named route", async () => {
-    const t = adminApp({ ROUTES: [{ pattern: "*/login", name: "login", rules: ["1/1m", { limit: 3, window: "1h", algorithm: "sliding-log", name: "hourly" }] }] });
+    const t = adminApp({
+      ROUTES: [{ pattern: "*/login", name: "login", rules: ["1/1m", { limit: 3, window: "1h", algorithm: "sliding-log", name: "hourly" }] }],
+    });
     const ip = uniqueIpv4();
     await t.get("/login", ip);
     expect((await t.get("/login", ip)).status).toBe(429);
     expect(await (await t.admin(`reset?client=${ip}&route=login`, { method: "POST" })).json()).toEqual({ client: ip, route: "login", deleted: 2 });
-    expect(await (await t.admin(`status?client=${ip}&route=login`)).json()).toMatchObject({ rules: [{ name: "1-per-1m", remaining: 1 }, { name: "hourly", remaining: 3 }] });
+    expect(await (await t.admin(`status?client=${ip}&route=login`)).json()).toMatchObject({
+      rules: [
+        { name: "1-per-1m", remaining: 1 },
+        { name: "hourly", remaining: 3 },
+      ],
+    });
   });
 });
 
@@ -94,7 +117,12 @@ describe("the admin API: authentication", () => {
     const t = adminApp({ RATE_LIMIT: "1/1m" });
     const ip = uniqueIpv4();
     await t.get("/", ip);
-    for (const headers of [{} as Record<string, string>, { authorization: "Bearer wrong" }, { authorization: `Basic ${ADMIN_TOKEN}` }, { authorization: `Bearer ${ADMIN_TOKEN}x` }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: "Bearer wrong" },
+      { authorization: `Basic ${ADMIN_TOKEN}` },
+      { authorization: `Bearer ${ADMIN_TOKEN}x` },
+    ]) {
       const refused = await t.admin(`reset?client=${ip}`, { method: "POST", headers, ip: uniqueIpv4() });
       expect(refused.status).toBe(401);
       expect(refused.headers.get("www-authenticate")).toBe('Bearer realm="ratewall"');
@@ -107,7 +135,8 @@ describe("the admin API: authentication", () => {
     const t = adminApp();
     const attacker = uniqueIpv4();
     const statuses = [];
-    for (let i = 0; i < MAX_FAILED_ATTEMPTS + 2; i++) statuses.push((await t.admin("config", { ip: attacker, headers: { authorization: `Bearer guess-${i}` } })).status);
+    for (let i = 0; i < MAX_FAILED_ATTEMPTS + 2; i++)
+      statuses.push((await t.admin("config", { ip: attacker, headers: { authorization: `Bearer guess-${i}` } })).status);
     expect(statuses).toEqual([...Array(MAX_FAILED_ATTEMPTS).fill(401), 429, 429]);
     const right = await t.admin("config", { ip: attacker });
     expect(right.status).toBe(429);
@@ -121,7 +150,12 @@ describe("the admin API: isolation from traffic", () => {
   it("Should never forward an admin path to the origin, nor count it against the client, on any host", async () => {
     const t = adminApp({ RATE_LIMIT: "2/1m" });
     const ip = uniqueIpv4();
-    for (const url of ["https://example.com/__ratewall/config", "http://other.example/__ratewall/status?client=192.0.2.9", "https://example.com/__RATEWALL/%63onfig", "https://example.com/x/../__ratewall/nope"]) {
+    for (const url of [
+      "https://example.com/__ratewall/config",
+      "http://other.example/__ratewall/status?client=192.0.2.9",
+      "https://example.com/__RATEWALL/%63onfig",
+      "https://example.com/x/../__ratewall/nope",
+    ]) {
       const res = await t.request(url, { ip, headers: bearer });
       expect(res.headers.get("content-type")).toMatch(/json/);
     }
@@ -223,7 +257,10 @@ describe("the admin API: tiers", () => {
     expect(upgraded.status).toBe(200);
     expect(upgraded.headers.get("ratelimit-policy")).toBe('"5-per-1m";q=5;w=60, "100-per-1s";q=100;w=1');
     expect(t.counter.redisCalls).toBe(calls + 1);
-    expect(await (await t.admin(`status?client=${ip}&route=api`)).json()).toMatchObject({ tier: "pro", rules: [{ name: "5-per-1m", remaining: 4 }, { name: "100-per-1s" }] });
+    expect(await (await t.admin(`status?client=${ip}&route=api`)).json()).toMatchObject({
+      tier: "pro",
+      rules: [{ name: "5-per-1m", remaining: 4 }, { name: "100-per-1s" }],
+    });
     expect(await (await t.admin(`tier?client=${ip}`, { method: "DELETE" })).json()).toEqual({ client: ip, deleted: true });
     expect((await t.get("/api/x", ip)).status).toBe(429);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { algorithmNames } from "../../src/limiter";
-import { testApp, uniqueIpv4 } from "./helpers";
+import { algorithmNames } from "../../src/limiter/index.ts";
+import { testApp, uniqueIpv4 } from "./helpers.ts";
 
 describe.each(algorithmNames)("RATE_LIMIT=3/10s with %s, through the shim and Redis", (algorithm) => {
   it("Should allow three requests with their headers, then answer 429 with Retry-After and the same headers", async () => {

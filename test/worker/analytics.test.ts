@@ -1,13 +1,18 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { LogEntry } from "../../src/middleware/rate-limit/log";
-import { testApp, uniqueIpv4 } from "./helpers";
+import type { LogEntry } from "../../src/middleware/rate-limit/log.ts";
+import { testApp, uniqueIpv4 } from "./helpers.ts";
 
 describe("decision events in workerd's Analytics Engine binding", () => {
   it("Should write one data point per request through the real binding, without an error", async () => {
     const points: unknown[] = [];
     const dataset = env.RATEWALL_ANALYTICS!;
-    const counted = { writeDataPoint: (point: AnalyticsEngineDataPoint) => (points.push(point), dataset.writeDataPoint(point)) };
+    const counted = {
+      writeDataPoint: (point: AnalyticsEngineDataPoint) => {
+        points.push(point);
+        dataset.writeDataPoint(point);
+      },
+    };
     const t = testApp({ RATE_LIMIT: "1/1m" });
     const ip = uniqueIpv4();
     const request = () => t.app.request("https://example.com/", { headers: { "cf-connecting-ip": ip } }, { ...env, RATEWALL_ANALYTICS: counted });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { testApp, uniqueIpv4 } from "./helpers";
+import { testApp, uniqueIpv4 } from "./helpers.ts";
 
 describe("the block cache, end to end", () => {
   it("Should refuse a blocked client from isolate memory, with no Redis call, until the block ends", async () => {

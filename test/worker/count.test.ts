@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { testApp, uniqueIpv4 } from "./helpers";
+import { testApp, uniqueIpv4 } from "./helpers.ts";
 
 /** An origin that answers 401 to a wrong password and 200 otherwise, counting what reaches it. */
 function loginOrigin() {

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { testApp, uniqueIpv4 } from "./helpers";
+import { testApp, uniqueIpv4 } from "./helpers.ts";
 
 const TIMEOUT_MS = 100;
 /** Loose: the answer must come soon after the timeout, not be a benchmark. */

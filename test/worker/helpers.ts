@@ -4,9 +4,9 @@
  * never share counters), a movable clock and a count of the Redis calls it made.
  */
 import { env } from "cloudflare:workers";
-import { createApp, type AppDeps } from "../../src/app";
-import type { LogEntry } from "../../src/middleware/rate-limit/log";
-import type { Vars } from "../../src/settings";
+import { createApp, type AppDeps } from "../../src/app.ts";
+import type { LogEntry } from "../../src/middleware/rate-limit/log.ts";
+import type { Vars } from "../../src/settings.ts";
 
 let serial = 0;
 
@@ -66,6 +66,10 @@ export function testApp(vars: Vars = {}, deps: Partial<AppDeps> = {}) {
     },
   });
   const request = (path: string, { ip, headers = {}, ...init }: RequestInit & { ip?: string; headers?: Record<string, string> } = {}) =>
-    app.request(path.startsWith("http") ? path : `https://example.com${path}`, { ...init, headers: { ...(ip ? { "cf-connecting-ip": ip } : {}), ...headers } }, env);
+    app.request(
+      path.startsWith("http") ? path : `https://example.com${path}`,
+      { ...init, headers: { ...(ip ? { "cf-connecting-ip": ip } : {}), ...headers } },
+      env,
+    );
   return { app, clock, logs, counter, request, get: (path: string, ip: string, headers: Record<string, string> = {}) => request(path, { ip, headers }) };
 }

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { Hono } from "hono";
 import { rateLimit } from "ratewall/middleware";
 import { describe, expect, it } from "vitest";
-import { uniqueIpv4, uniquePrefix } from "./helpers";
+import { uniqueIpv4, uniquePrefix } from "./helpers.ts";
 
 describe("the middleware in your own Hono app (README example)", () => {
   it("Should limit only the paths it is mounted on, through the package export", async () => {

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { Hono } from "hono";
 import { rateLimit, type RateLimitState } from "ratewall/middleware";
 import { describe, expect, it } from "vitest";
-import { testApp, uniqueIpv4, uniquePrefix } from "./helpers";
+import { testApp, uniqueIpv4, uniquePrefix } from "./helpers.ts";
 
 const ADMIN_TOKEN = "adm1n-t0ken-for-the-multi-key-tests-0123456789";
 const bearer = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -12,7 +12,17 @@ function apiApp(perIp: string, perKey: string, deps: Parameters<typeof testApp>[
   const t = testApp(
     {
       ADMIN_TOKEN,
-      ROUTES: [{ pattern: "*/v1/*", name: "api", key: "ip", rules: [{ limit: Number(perIp), window: "1m", key: "ip", name: "per-ip" }, { limit: Number(perKey), window: "1d", key: "header:x-api-key", name: "per-key" }] }],
+      ROUTES: [
+        {
+          pattern: "*/v1/*",
+          name: "api",
+          key: "ip",
+          rules: [
+            { limit: Number(perIp), window: "1m", key: "ip", name: "per-ip" },
+            { limit: Number(perKey), window: "1d", key: "header:x-api-key", name: "per-key" },
+          ],
+        },
+      ],
     },
     deps,
   );
@@ -73,7 +83,9 @@ describe("several keyed limits on one route, end to end through the shim and Red
     expect(t.counter.redisCalls).toBe(calls);
     expect((await t.call(a, uniqueKey())).status).toBe(200);
     expect(t.counter.redisCalls).toBe(calls + 1);
-    expect(t.logs.filter((entry) => entry.event === "refusal")).toEqual([expect.objectContaining({ route: "api", rule: "per-key", client: expect.stringMatching(/^key:[0-9a-f]{32}$/) })]);
+    expect(t.logs.filter((entry) => entry.event === "refusal")).toEqual([
+      expect.objectContaining({ route: "api", rule: "per-key", client: expect.stringMatching(/^key:[0-9a-f]{32}$/) }),
+    ]);
   });
 
   it("Should count a request without an API key against its address in the key's rule, with a missing-key warning", async () => {
@@ -103,7 +115,8 @@ describe("the admin API on a route with several keyed limits", () => {
   it("Should answer 503 when the route's copy of an entry cannot be written, and deny once a retry succeeds", async () => {
     const failing = { copies: true };
     const t = apiApp("100", "100", {
-      redisFetch: async (input, init) => (failing.copies && String(init?.body).includes("{route:api}") ? new Response("upstream down", { status: 502 }) : fetch(input, init)),
+      redisFetch: async (input, init) =>
+        failing.copies && String(init?.body).includes("{route:api}") ? new Response("upstream down", { status: 502 }) : fetch(input, init),
     });
     const key = uniqueKey();
     const first = await t.admin(`deny?key=${key}`, "POST");
@@ -119,7 +132,11 @@ describe("the admin API on a route with several keyed limits", () => {
     const a = uniqueIpv4();
     const key = uniqueKey();
     for (let i = 0; i < 3; i++) await t.call(a, key);
-    expect(await (await t.admin(`status?key=${key}&route=api`)).json()).toMatchObject({ route: "api", list: null, rules: [{ name: "per-key", limit: 3, remaining: 0 }] });
+    expect(await (await t.admin(`status?key=${key}&route=api`)).json()).toMatchObject({
+      route: "api",
+      list: null,
+      rules: [{ name: "per-key", limit: 3, remaining: 0 }],
+    });
     expect(await (await t.admin(`status?client=${a}&route=api`)).json()).toMatchObject({ client: a, rules: [{ name: "per-ip", limit: 5, remaining: 2 }] });
     expect((await t.call(a, key)).status).toBe(429);
     expect(await (await t.admin(`reset?key=${key}&route=api`, "POST")).json()).toMatchObject({ route: "api", deleted: 1 });

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { testApp, uniqueIpv4 } from "./helpers";
+import { testApp, uniqueIpv4 } from "./helpers.ts";
 
 /** A request as Cloudflare delivers it, with `request.cf` set. */
 function withCf(url: string, ip: string, cf: Record<string, unknown>, init: RequestInit = {}): Request {

@@ -1,6 +1,6 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { type Echo, testApp, uniqueIpv4 } from "./helpers";
+import { type Echo, testApp, uniqueIpv4 } from "./helpers.ts";
 
 describe("the Worker, end to end", () => {
   it("Should forward an allowed request to the origin and add the rate-limit headers to its answer", async () => {
@@ -30,7 +30,12 @@ describe("the Worker, end to end", () => {
     } as RequestInit & { ip: string; headers: Record<string, string> });
     const echo = (await res.json()) as Echo;
     expect(echo).toMatchObject({ method: "PUT", url: "/v1/items/%C3%A9t%C3%A9?q=a%20b&tag=x&tag=y", body: '{"name":"ratewall","emoji":"⏱"}' });
-    expect(echo.headers).toMatchObject({ "content-type": "application/json", "x-request-id": "abc", authorization: "Bearer client-token", "x-forwarded-host": "example.com" });
+    expect(echo.headers).toMatchObject({
+      "content-type": "application/json",
+      "x-request-id": "abc",
+      authorization: "Bearer client-token",
+      "x-forwarded-host": "example.com",
+    });
     expect(echo.headers["upstash-encoding"]).toBeUndefined();
     expect(JSON.stringify(echo)).not.toContain(env.UPSTASH_REDIS_REST_TOKEN);
   });
@@ -44,7 +49,8 @@ describe("the Worker, end to end", () => {
   });
 
   it("Should answer 504 when the origin does not answer within ORIGIN_TIMEOUT_MS", async () => {
-    const hang = ((request: Request) => new Promise<Response>((_, reject) => request.signal.addEventListener("abort", () => reject(new Error("aborted"))))) as typeof fetch;
+    const hang = ((request: Request) =>
+      new Promise<Response>((_, reject) => request.signal.addEventListener("abort", () => reject(new Error("aborted"))))) as typeof fetch;
     const t = testApp({ ORIGIN_TIMEOUT_MS: "50" }, { originFetch: hang });
     const res = await t.get("/", uniqueIpv4(), { accept: "application/json" });
     expect(res.status).toBe(504);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { testApp, uniqueIpv4, uniqueIpv6Prefix } from "./helpers";
+import { testApp, uniqueIpv4, uniqueIpv6Prefix } from "./helpers.ts";
 
 describe("routes, end to end", () => {
   it("Should apply every rule of a route in one decision, refusing on whichever is exhausted first", async () => {

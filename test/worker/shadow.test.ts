@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { testApp, uniqueIpv4 } from "./helpers";
+import { testApp, uniqueIpv4 } from "./helpers.ts";
 
 describe("shadow mode, end to end", () => {
   it("Should decide, count, log and send headers with MODE=shadow, but never refuse", async () => {

@@ -30,14 +30,24 @@ export function renderAlgorithmGuide(results: BenchResults): string | undefined 
   const row = (algorithm: AlgorithmName, band: string) => trace.data.rows.find((r) => r.trace === "poisson" && r.algorithm === algorithm && r.band === band);
   const limits = [...new Set(memory.data.rows.map((r) => r.limit))].sort((a, b) => a - b);
   const memoryOf = (algorithm: AlgorithmName) =>
-    limits.map((limit) => bytes(memory.data.rows.find((r) => r.contender === "ratewall" && r.algorithm === algorithm && r.limit === limit)?.bytesAtLimit)).join(" / ");
+    limits
+      .map((limit) => bytes(memory.data.rows.find((r) => r.contender === "ratewall" && r.algorithm === algorithm && r.limit === limit)?.bytesAtLimit))
+      .join(" / ");
   const worstWindow = (algorithm: AlgorithmName) => Math.max(...trace.data.rows.filter((r) => r.algorithm === algorithm).map((r) => r.maxInWindow));
   return [
     `Figures from \`${results.meta.command}\` (${results.meta.profile.name} profile, ${results.meta.date.slice(0, 10)}): the Poisson trace of bench section 8 ` +
       `(${trace.data.clients.toLocaleString("en-US")} clients at 0.3× to 3× a limit of ${trace.data.limit} per ${trace.data.windowMs / 1000} s) and section 6's memory.`,
     "",
     table(
-      ["you need", "choose", "wrongly allowed, all decisions", "wrongly refused, clients under 0.8×", "most in a trailing window (either trace)", "admitted vs exact log, clients over 1.2×", `memory per client, limit ${limits.map((l) => l.toLocaleString("en-US")).join(" / ")}`],
+      [
+        "you need",
+        "choose",
+        "wrongly allowed, all decisions",
+        "wrongly refused, clients under 0.8×",
+        "most in a trailing window (either trace)",
+        "admitted vs exact log, clients over 1.2×",
+        `memory per client, limit ${limits.map((l) => l.toLocaleString("en-US")).join(" / ")}`,
+      ],
       USES.map(([algorithm, use]) => [
         use,
         `\`${algorithm}\``,

@@ -20,11 +20,7 @@ export interface ScriptCall {
  * @example
  * const call = await captureScriptCall([rule], { client: "c1", scope: "", now }, "bench");
  */
-export async function captureScriptCall(
-  rules: Rule[],
-  request: { client: string; scope: string; now: number },
-  prefix: string,
-): Promise<ScriptCall> {
+export async function captureScriptCall(rules: Rule[], request: { client: string; scope: string; now: number }, prefix: string): Promise<ScriptCall> {
   let call: ScriptCall | undefined;
   const recorder: ScriptRunner = {
     evalsha: () => Promise.reject(new Error("NOSCRIPT No matching script. Please use EVAL.")),

@@ -93,7 +93,12 @@ export function chartsFor(results: BenchResults): Chart[] {
     charts.push({
       file: "memory.svg",
       title: "Redis memory per client with its whole quota spent (MEMORY USAGE)",
-      spec: { $schema: schema, data: { values }, ...bars, encoding: { ...bars.encoding, column: { field: "limit", type: "nominal", title: null, sort: null } } },
+      spec: {
+        $schema: schema,
+        data: { values },
+        ...bars,
+        encoding: { ...bars.encoding, column: { field: "limit", type: "nominal", title: null, sort: null } },
+      },
     });
   }
   if (sections.bundles.status === "ok") {

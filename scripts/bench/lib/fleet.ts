@@ -42,7 +42,7 @@ export async function buildBundles(outDir: string, bundler: Bundler): Promise<Bu
   const built: Partial<Bundles> = {};
   for (const pair of [workerKinds.slice(0, 2), workerKinds.slice(2)]) {
     const bundles = await Promise.all(pair.map((kind) => bundleWorker(targets[kind], outDir, bundler)));
-    pair.forEach((kind, i) => (built[kind] = bundles[i]!));
+    for (const [i, kind] of pair.entries()) built[kind] = bundles[i]!;
   }
   return built as Bundles;
 }
@@ -76,7 +76,13 @@ export function bindingsFor(kind: WorkerKind, upstream: Upstream, keyPrefix: str
  * @example
  * const ratewall = await serveKind("ratewall", bundles, upstream, "bench1");
  */
-export function serveKind(kind: WorkerKind, bundles: Bundles, upstream: Upstream, keyPrefix: string, outbound?: ServeOptions["outbound"]): Promise<ServedWorker> {
+export function serveKind(
+  kind: WorkerKind,
+  bundles: Bundles,
+  upstream: Upstream,
+  keyPrefix: string,
+  outbound?: ServeOptions["outbound"],
+): Promise<ServedWorker> {
   // ratewall runs as deployed with analytics on: every decision writes an Analytics Engine data point.
   const analytics = kind === "ratewall" ? { analyticsEngineDatasets: { RATEWALL_ANALYTICS: { dataset: "ratewall_bench" } } } : {};
   return serveWorker(bundles[kind], bindingsFor(kind, upstream, keyPrefix), { ...analytics, ...(outbound ? { outbound } : {}) });

@@ -33,11 +33,7 @@ export interface ServeOptions {
  * const worker = await serveWorker(bundle, { ORIGIN_URL: origin.url });
  * try { await fetch(worker.url); } finally { await worker.dispose(); }
  */
-export async function serveWorker(
-  bundle: WorkerBundle,
-  bindings: Record<string, string>,
-  options: ServeOptions = {},
-): Promise<ServedWorker> {
+export async function serveWorker(bundle: WorkerBundle, bindings: Record<string, string>, options: ServeOptions = {}): Promise<ServedWorker> {
   const { outbound, handleRuntimeStdio, analyticsEngineDatasets } = options;
   const main = { ...workerOptions(bundle, bindings), ...(analyticsEngineDatasets ? { analyticsEngineDatasets } : {}) };
   const mf = new Miniflare({
@@ -45,7 +41,10 @@ export async function serveWorker(
     port: 0,
     ...(handleRuntimeStdio ? { handleRuntimeStdio } : {}),
     workers: outbound
-      ? [{ name: "main", ...main, outboundService: "outbound" }, { name: "outbound", ...workerOptions(outbound.bundle, outbound.bindings) }]
+      ? [
+          { name: "main", ...main, outboundService: "outbound" },
+          { name: "outbound", ...workerOptions(outbound.bundle, outbound.bindings) },
+        ]
       : [{ name: "main", ...main }],
   });
   try {

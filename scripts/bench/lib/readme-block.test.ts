@@ -10,7 +10,9 @@ describe("the README's generated blocks", () => {
   });
 
   it("Should refuse a file without the block, naming the file and the marker", () => {
-    expect(() => replaceBlock("no markers here", "guide", "x", "README.md")).toThrow("README.md: the generated block needs <!-- bench:guide --> and then <!-- /bench:guide -->");
+    expect(() => replaceBlock("no markers here", "guide", "x", "README.md")).toThrow(
+      "README.md: the generated block needs <!-- bench:guide --> and then <!-- /bench:guide -->",
+    );
   });
 
   it("Should find the algorithm guide's block in the project's README.md, so a full bench run can rewrite it", async () => {

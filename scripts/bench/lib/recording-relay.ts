@@ -34,7 +34,10 @@ export async function startRecordingRelay(targetUrl: string): Promise<RecordingR
     req.on("end", async () => {
       try {
         const body = Buffer.concat(chunks).toString("utf8");
-        const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => name !== "host" && name !== "content-length")) as Record<string, string>;
+        const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => name !== "host" && name !== "content-length")) as Record<
+          string,
+          string
+        >;
         const answer = await fetch(new URL(req.url ?? "/", targetUrl), { method: req.method, headers, body });
         const reply = { status: answer.status, contentType: answer.headers.get("content-type") ?? "application/json", body: await answer.text() };
         replies[await replyKey(new URL(req.url ?? "/", targetUrl).pathname, body)] = reply;

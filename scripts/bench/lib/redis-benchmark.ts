@@ -28,7 +28,11 @@ export async function redisBenchmark(redisUrl: string, clients: number, requests
     throw error.code === "ENOENT" ? new Error("redis-benchmark is not installed (Debian package redis-tools)") : error;
   });
   // "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
-  const [header, row] = stdout.trim().split("\n").slice(-2).map((line) => line.split(",").map((cell) => cell.replace(/"/g, "")));
+  const [header, row] = stdout
+    .trim()
+    .split("\n")
+    .slice(-2)
+    .map((line) => line.split(",").map((cell) => cell.replace(/"/g, "")));
   const field = (name: string) => Number(row?.[header?.indexOf(name) ?? -1]);
   const result = { rps: field("rps"), p50: field("p50_latency_ms"), p99: field("p99_latency_ms") };
   if (!Object.values(result).every(Number.isFinite)) throw new Error(`redis-benchmark printed no CSV result:\n${stdout}`);

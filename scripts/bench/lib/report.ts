@@ -27,19 +27,28 @@ export function renderReport(results: BenchResults, charts: Chart[]): string {
       "with the contenders interleaved round by round, because absolute numbers drift on a shared machine; ratios are medians of paired per-round ratios, shown with their per-round range. " +
       "Everything runs on loopback: one throwaway `redis-server`, the Upstash REST shim in front of it, one origin, and each Worker served by Miniflare's API (not `wrangler dev`).",
     "",
-    table(["", ""], [
-      ["Command", `\`${meta.command}\``],
-      ["Date", meta.date],
-      ["Profile", `${meta.profile.name} (${meta.durationSeconds} s)`],
-      ["Machine", `${meta.machine.cpus} × ${meta.machine.cpuModel}, ${meta.machine.memoryGiB} GiB, ${meta.machine.os}; shared, load average ${meta.machine.loadAverage} at the start`],
-      ["Node.js", meta.machine.node],
-      ["Versions", Object.entries(meta.versions).map(([name, version]) => `${name} ${version}`).join(", ")],
-      ["REST endpoint", "the Upstash REST shim (scripts/upstash-shim)"],
-    ]),
+    table(
+      ["", ""],
+      [
+        ["Command", `\`${meta.command}\``],
+        ["Date", meta.date],
+        ["Profile", `${meta.profile.name} (${meta.durationSeconds} s)`],
+        [
+          "Machine",
+          `${meta.machine.cpus} × ${meta.machine.cpuModel}, ${meta.machine.memoryGiB} GiB, ${meta.machine.os}; shared, load average ${meta.machine.loadAverage} at the start`,
+        ],
+        ["Node.js", meta.machine.node],
+        [
+          "Versions",
+          Object.entries(meta.versions)
+            .map(([name, version]) => `${name} ${version}`)
+            .join(", "),
+        ],
+        ["REST endpoint", "the Upstash REST shim (scripts/upstash-shim)"],
+      ],
+    ),
     "",
-    ...(missing.length
-      ? ["**Incomplete run.** Parts of ratewall were missing:", "", ...missing.map(([name, reason]) => `- \`${name}\`: ${reason}`), ""]
-      : []),
+    ...(missing.length ? ["**Incomplete run.** Parts of ratewall were missing:", "", ...missing.map(([name, reason]) => `- \`${name}\`: ${reason}`), ""] : []),
     "## Summary",
     "",
     summaryTable(results),
@@ -77,7 +86,10 @@ function part<N extends SectionName>(results: BenchResults, name: N, title: stri
 }
 
 function roundTrips(results: BenchResults, image: Image): string[] {
-  return part(results, "roundTrips", "1. Round trips and bytes per decision",
+  return part(
+    results,
+    "roundTrips",
+    "1. Round trips and bytes per decision",
     "Each limiter runs in its Worker (ratewall: `src/index.ts`, with analytics on: a `RATEWALL_ANALYTICS` Analytics Engine dataset bound, so every decision also writes a data point; the peer: `scripts/bench/workers/upstash-peer.ts`, `@upstash/ratelimit` with default options) " +
       "against the same routes and limits. Requests to the REST endpoint are counted by the shim's `stats`; body bytes by the shim, wire bytes (HTTP headers included) by a TCP relay in front of it. " +
       "*allowed*: a fresh client; *refused again*: a client already refused once (both limiters then answer from isolate memory: ratewall's block cache, the peer's ephemeral cache); " +
@@ -86,17 +98,31 @@ function roundTrips(results: BenchResults, image: Image): string[] {
     (data) => [
       table(
         ["limiter", "algorithm", "scenario", "REST requests", "body bytes", "wire bytes", "Worker answers"],
-        data.rows.map((r) => [r.contender, r.algorithm, r.scenario, num(r.requests), int(r.bodyBytes), int(r.wireBytes), Object.entries(r.statuses).map(([s, n]) => `${n}×${s}`).join(", ")]),
+        data.rows.map((r) => [
+          r.contender,
+          r.algorithm,
+          r.scenario,
+          num(r.requests),
+          int(r.bodyBytes),
+          int(r.wireBytes),
+          Object.entries(r.statuses)
+            .map(([s, n]) => `${n}×${s}`)
+            .join(", "),
+        ]),
       ),
       "",
       `Per decision, averaged over ${data.decisions} decisions.`,
       "",
       image("round-trips.svg"),
-    ]);
+    ],
+  );
 }
 
 function throughput(results: BenchResults, image: Image): string[] {
-  return part(results, "throughput", "2. What the Worker adds, against the physical floor",
+  return part(
+    results,
+    "throughput",
+    "2. What the Worker adds, against the physical floor",
     `Four Workers on one stack, each bundled by ${bundlerText(results)} and served by its own Miniflare instance: ` +
       "(a) **pass-through** (Hono + `hono/proxy`), (b) **floor**: the same plus one `PING` to the REST endpoint per request, the least any Redis-backed limiter can cost, " +
       "(c) **ratewall**, (d) **peer**: a small Hono Worker with `@upstash/ratelimit`. `-1` is a route with one rule, `-2` with two (fixed window, limits never reached). " +
@@ -110,19 +136,32 @@ function throughput(results: BenchResults, image: Image): string[] {
       "",
       table(
         ["ratewall vs", "rules", "concurrency", "req/s ratio (median of per-round)", "per-round range", "p50 ratio", "p99 ratio", "mean latency ratio"],
-        ratios.map((r) => [r.versus, r.rules, r.concurrency, ratio(r.rps), `${num(r.rpsRange[0])}–${num(r.rpsRange[1])}`, ratio(r.p50), ratio(r.p99), ratio(r.meanMs)]),
+        ratios.map((r) => [
+          r.versus,
+          r.rules,
+          r.concurrency,
+          ratio(r.rps),
+          `${num(r.rpsRange[0])}–${num(r.rpsRange[1])}`,
+          ratio(r.p50),
+          ratio(r.p99),
+          ratio(r.meanMs),
+        ]),
       ),
       "",
       `${rounds} rounds of ${secondsPerRound} s per Worker and concurrency, each Worker after ${int(warmupRequests)} unrecorded requests at that concurrency.`,
       "",
       image("throughput.svg"),
-    ]);
+    ],
+  );
 }
 
 const shimPaths = ["ratewall-shim", "peer-shim", "direct"] as const;
 
 function shimVsRedis(results: BenchResults, image: Image): string[] {
-  return part(results, "shimVsRedis", "3. The shim, loaded as users load it",
+  return part(
+    results,
+    "shimVsRedis",
+    "3. The shim, loaded as users load it",
     "One decision replayed by EVALSHA, byte for byte the same command on every path and the same `redis-server`: " +
       "through **ratewall's shim** (scripts/upstash-shim) and through the **peer shim**, `@humanwhocodes/upstash-redis-server` started by its own bin, each in its own process and loaded by autocannon over keep-alive HTTP; " +
       "and **direct** to Redis by `redis-benchmark`. Each path is warmed up at each concurrency, then the paths are interleaved round by round. " +
@@ -132,7 +171,17 @@ function shimVsRedis(results: BenchResults, image: Image): string[] {
       `Script: ${data.script}. ${data.rounds} rounds; autocannon ${data.secondsPerRound} s per round after a ${data.warmupSeconds} s warm-up, redis-benchmark ${int(data.redisRequests)} requests per round after one unrecorded run.`,
       "",
       table(
-        ["concurrency", "ratewall shim req/s", "peer shim req/s", "direct req/s", "p50 ms: ratewall shim / peer shim / direct", "p99 ms: ratewall shim / peer shim / direct", "req/s ratewall shim / peer shim", "req/s ratewall shim / direct", "added p50 ms"],
+        [
+          "concurrency",
+          "ratewall shim req/s",
+          "peer shim req/s",
+          "direct req/s",
+          "p50 ms: ratewall shim / peer shim / direct",
+          "p99 ms: ratewall shim / peer shim / direct",
+          "req/s ratewall shim / peer shim",
+          "req/s ratewall shim / direct",
+          "added p50 ms",
+        ],
         data.rows.map((r) => [
           r.concurrency,
           int(r.paths["ratewall-shim"].rps),
@@ -147,37 +196,55 @@ function shimVsRedis(results: BenchResults, image: Image): string[] {
       ),
       "",
       image("shim-vs-redis.svg"),
-    ]);
+    ],
+  );
 }
 
 function accuracy(results: BenchResults, image: Image): string[] {
   const sizes = results.meta.profile.accuracy;
-  return part(results, "accuracy", "4. Accuracy under concurrency",
+  return part(
+    results,
+    "accuracy",
+    "4. Accuracy under concurrency",
     `${int(sizes.requests)} requests from one client at concurrency ${sizes.concurrency}, half to each of two Worker processes (two Miniflare instances) sharing one Redis, ` +
       `on a route limited to ${sizes.limit} per hour. An exact limiter admits exactly ${sizes.limit}. \`@upstash/ratelimit\` has no sliding log.`,
     (data) => [
-      table(["limiter", "algorithm", "admitted", "refused (429)", "other"], data.rows.map((r) => [r.contender, r.algorithm, r.admitted, r.refused, r.other])),
+      table(
+        ["limiter", "algorithm", "admitted", "refused (429)", "other"],
+        data.rows.map((r) => [r.contender, r.algorithm, r.admitted, r.refused, r.other]),
+      ),
       "",
       image("accuracy.svg"),
-    ]);
+    ],
+  );
 }
 
 function edgeBurst(results: BenchResults, image: Image): string[] {
   const p = results.meta.profile.edgeBurst;
-  return part(results, "edgeBurst", "5. The burst at the edge",
+  return part(
+    results,
+    "edgeBurst",
+    "5. The burst at the edge",
     `ratewall's limiter driven directly through the shim with a simulated clock (\`now\` pinned per decision): one client sends ${p.ratePerSecond} requests/s, ` +
       `steadily, against ${p.limit} per ${p.windowMs} ms, starting half-way through a fixed window, for ${p.durationMs} ms. Admitted requests per 100 ms:`,
     (data) => [
       image("edge-burst.svg"),
-      table(["algorithm", "admitted in total", `most admitted within any ${p.windowMs} ms`], data.summary.map((s) => [s.algorithm, s.admitted, s.maxInAnyWindow])),
+      table(
+        ["algorithm", "admitted in total", `most admitted within any ${p.windowMs} ms`],
+        data.summary.map((s) => [s.algorithm, s.admitted, s.maxInAnyWindow]),
+      ),
       "",
       `An exact limiter never admits more than ${p.limit} within any ${p.windowMs} ms.`,
       "",
-    ]);
+    ],
+  );
 }
 
 function memory(results: BenchResults, image: Image): string[] {
-  return part(results, "memory", "6. Redis memory per client",
+  return part(
+    results,
+    "memory",
+    "6. Redis memory per client",
     "One client per algorithm and limit spends its whole quota within one window (limit decisions, 1 h window; for ratewall's `sliding-window` spread evenly over the window, so that every bucket is in use: its worst case); then `MEMORY USAGE <key> SAMPLES 0` is summed over its keys. " +
       "ratewall through its limiter, the peer through `@upstash/ratelimit` in Node, both via the shim.",
     (data) => [
@@ -187,18 +254,26 @@ function memory(results: BenchResults, image: Image): string[] {
       ),
       "",
       image("memory.svg"),
-    ]);
+    ],
+  );
 }
 
 function bundles(results: BenchResults, image: Image): string[] {
-  return part(results, "bundles", "7. Bundle size",
+  return part(
+    results,
+    "bundles",
+    "7. Bundle size",
     `Each Worker as ${bundlerText(results)} builds it, minified and gzipped: what a cold start has to load.`,
     (data) => [
       ...(data.ratewallNote ? [`Note: ${data.ratewallNote}; the ratewall row is the skeleton's forwarder.`, ""] : []),
-      table(["Worker", "minified KiB", "gzipped KiB"], data.rows.map((r) => [r.worker, num(r.uploadKiB), num(r.gzipKiB)])),
+      table(
+        ["Worker", "minified KiB", "gzipped KiB"],
+        data.rows.map((r) => [r.worker, num(r.uploadKiB), num(r.gzipKiB)]),
+      ),
       "",
       image("bundles.svg"),
-    ]);
+    ],
+  );
 }
 
 /** A share as a percentage with three decimals, e.g. `0.012%`. */
@@ -208,7 +283,10 @@ function percent(share: number): string {
 
 function trace(results: BenchResults, image: Image): string[] {
   const p = results.meta.profile.trace;
-  return part(results, "trace", "8. Accuracy on long traces",
+  return part(
+    results,
+    "trace",
+    "8. Accuracy on long traces",
     `${int(p.clients)} clients, each at a rate drawn log-uniformly from 0.3× to 3× a limit of ${p.limit} per ${p.windowMs / 1000} s, for ${p.windows} windows ` +
       "(seeded, `scripts/bench/lib/trace.ts`): *poisson*, each client a Poisson stream; *bursty*, on/off periods (on a quarter window on average, off half a window, three times the mean rate while on). " +
       "Every request goes through each algorithm's TypeScript model (the differential tests hold it equal to the Lua), and each decision is compared with the exact one on the same admitted history: " +
@@ -218,22 +296,41 @@ function trace(results: BenchResults, image: Image): string[] {
     (data) => [
       table(
         ["trace", "algorithm", "clients' rate", "requests", "wrongly allowed", "wrongly refused", "most in a trailing window", "admitted vs exact log"],
-        data.rows.map((r) => [r.trace, r.algorithm, r.band, int(r.requests), percent(r.wronglyAllowed), percent(r.wronglyRefused), ratio(r.maxInWindow), ratio(r.admittedVsLog)]),
+        data.rows.map((r) => [
+          r.trace,
+          r.algorithm,
+          r.band,
+          int(r.requests),
+          percent(r.wronglyAllowed),
+          percent(r.wronglyRefused),
+          ratio(r.maxInWindow),
+          ratio(r.admittedVsLog),
+        ]),
       ),
       "",
       "Over the whole Poisson trace: decisions wrongly allowed, and decisions unlike the exact ones when every request counts toward the rate, refused or not (Cloudflare's way of counting, as in its published 0.003%):",
       "",
       table(
         ["algorithm", "wrongly allowed, of all decisions", "wrong, every request counted"],
-        data.wronglyAllowedOverall.map((r) => [r.algorithm, percent(r.share), data.cloudflare.find((c) => c.algorithm === r.algorithm) ? percent(data.cloudflare.find((c) => c.algorithm === r.algorithm)!.wrong) : "exact by construction"]),
+        data.wronglyAllowedOverall.map((r) => [
+          r.algorithm,
+          percent(r.share),
+          data.cloudflare.find((c) => c.algorithm === r.algorithm)
+            ? percent(data.cloudflare.find((c) => c.algorithm === r.algorithm)!.wrong)
+            : "exact by construction",
+        ]),
       ),
       "",
       image("trace.svg"),
-    ]);
+    ],
+  );
 }
 
 function policy(results: BenchResults): string[] {
-  return part(results, "policy", "9. What policy costs: lists and tiers",
+  return part(
+    results,
+    "policy",
+    "9. What policy costs: lists and tiers",
     "REST requests per decision, counted at the shim, each decision a fresh client: *static deny*, a client on a route's `deny` list (decided in the Worker); " +
       "*dynamic deny* and *dynamic allow*, a client given an entry through the admin API's store beforehand (read by the deciding script); " +
       "*tiers*, a client moved to the `pro` tier beforehand (ratewall: read by the deciding script; the peer: `@upstash/ratelimit` has one global `dynamicLimits` value, so a per-client tier is a GET of the client's tier, then that tier's `Ratelimit`). " +
@@ -241,18 +338,32 @@ function policy(results: BenchResults): string[] {
     (data) => [
       table(
         ["limiter", "scenario", "REST requests", "Worker answers"],
-        data.rows.map((r) => [r.contender, r.scenario, num(r.requests), Object.entries(r.statuses).map(([status, n]) => `${n}×${status}`).join(", ")]),
+        data.rows.map((r) => [
+          r.contender,
+          r.scenario,
+          num(r.requests),
+          Object.entries(r.statuses)
+            .map(([status, n]) => `${n}×${status}`)
+            .join(", "),
+        ]),
       ),
       "",
       `Per decision, averaged over ${data.decisions} decisions.`,
       "",
-      table(["static list", "ns per match"], data.matchNs.map((m) => [`${int(m.entries)} entries`, num(m.ns, 0)])),
+      table(
+        ["static list", "ns per match"],
+        data.matchNs.map((m) => [`${int(m.entries)} entries`, num(m.ns, 0)]),
+      ),
       "",
-    ]);
+    ],
+  );
 }
 
 function cpu(results: BenchResults): string[] {
-  return part(results, "cpu", "10. CPU per request",
+  return part(
+    results,
+    "cpu",
+    "10. CPU per request",
     "The figure Cloudflare bills. Each Worker runs alone in its own workerd process (Miniflare), with every outbound fetch, to the REST endpoint and to the origin, answered in that same process by a second Worker " +
       "(`scripts/bench/workers/canned-replies.ts`, bound as the Worker's outbound service): no socket, no Redis. Its replies are the ones the real stack gave the same Worker on the same route, recorded once beforehand, " +
       "so every client library and script sees exactly the answers it expects. Timed: the Worker's own code, plus what every Worker pays alike, the incoming HTTP request and, per fetch, the in-process answer (a JSON parse and a map lookup); the pass-through row is that floor. " +
@@ -266,9 +377,13 @@ function cpu(results: BenchResults): string[] {
         data.rows.map((r) => [r.contender, num(r.cpuUs, 0), `${num(r.rangeUs[0], 0)}–${num(r.rangeUs[1], 0)}`, num(r.restCalls), r.status]),
       ),
       "",
-      table(["", "CPU ratio", "per-round range"], data.ratios.map((r) => [`${r.contender} / ${r.versus}`, ratio(r.ratio), `${num(r.range[0])}–${num(r.range[1])}`])),
+      table(
+        ["", "CPU ratio", "per-round range"],
+        data.ratios.map((r) => [`${r.contender} / ${r.versus}`, ratio(r.ratio), `${num(r.range[0])}–${num(r.range[1])}`]),
+      ),
       "",
       `${data.rounds} rounds of ${int(data.requestsPerRound)} requests per Worker, at concurrency ${data.concurrency}.`,
       "",
-    ]);
+    ],
+  );
 }

@@ -41,7 +41,10 @@ const hour = 3_600_000;
 export function benchRoutes(accuracyLimit: number): BenchRoute[] {
   const one = [{ limit: unreachable, windowMs: hour }];
   // Two different windows, as a real route would have (a per-minute limit and an hourly one).
-  const two = [{ limit: unreachable, windowMs: 60_000 }, { limit: unreachable, windowMs: hour }];
+  const two = [
+    { limit: unreachable, windowMs: 60_000 },
+    { limit: unreachable, windowMs: hour },
+  ];
   return [
     { path: "/two", algorithm: "fixed-window", rules: two },
     ...algorithms.flatMap((algorithm): BenchRoute[] => [

@@ -43,11 +43,15 @@ function roundTripRows({ sections }: BenchResults): Row[] {
       const row = rows.find((r) => r.contender === contender && r.scenario === scenario);
       return field === "requests" ? num(row?.requests, row && Number.isInteger(row.requests) ? 0 : 2) : int(row?.[field]);
     });
-  const wire = (contender: RoundTripRow["contender"], scenario: string) =>
-    rows.find((r) => r.contender === contender && r.scenario === scenario)?.wireBytes;
+  const wire = (contender: RoundTripRow["contender"], scenario: string) => rows.find((r) => r.contender === contender && r.scenario === scenario)?.wireBytes;
   const floor = sections.roundTrips.data.rows.find((r) => r.contender === "floor")?.wireBytes;
   return [
-    ["REST requests per decision: allowed / refused again / two rules (fixed window; ratewall with analytics on)", pick("ratewall", "requests").join(" / "), pick("peer", "requests").join(" / "), "counted at the shim"],
+    [
+      "REST requests per decision: allowed / refused again / two rules (fixed window; ratewall with analytics on)",
+      pick("ratewall", "requests").join(" / "),
+      pick("peer", "requests").join(" / "),
+      "counted at the shim",
+    ],
     [
       "Bytes on the wire per decision: allowed / refused again / two rules",
       pick("ratewall", "wireBytes").join(" / "),
@@ -118,7 +122,13 @@ function shimRows({ sections }: BenchResults): Row[] {
     `ratewall shim / peer shim ${ratio(row.overPeer)} (rounds ${range(row.overPeerRange)}), / direct ${ratio(row.overDirect)} (${range(row.overDirectRange)}); median of per-round ratios`,
   ]);
   const c1 = rows.find((row) => row.concurrency === 1);
-  if (c1) out.push(["p50 the ratewall shim adds to direct Redis at c=1", `+${num(c1.addedP50Ms, 3)} ms`, `+${num(c1.paths["peer-shim"].p50 - c1.paths.direct.p50, 3)} ms`, "median over rounds of shim p50 − direct p50"]);
+  if (c1)
+    out.push([
+      "p50 the ratewall shim adds to direct Redis at c=1",
+      `+${num(c1.addedP50Ms, 3)} ms`,
+      `+${num(c1.paths["peer-shim"].p50 - c1.paths.direct.p50, 3)} ms`,
+      "median over rounds of shim p50 − direct p50",
+    ]);
   return out;
 }
 
@@ -132,9 +142,19 @@ function cpuRows({ sections }: BenchResults): Row[] {
   };
   const cell = (contender: string) => `${num(us(contender), 0)} µs`;
   return [
-    ["CPU per allowed request, one rule (workerd, fetches answered in-process)", cell("ratewall-1"), cell("peer-1"), `ratewall/peer ${paired("ratewall-1", "peer-1")}; floor ${cell("floor")}, pass-through ${cell("pass-through")}`],
+    [
+      "CPU per allowed request, one rule (workerd, fetches answered in-process)",
+      cell("ratewall-1"),
+      cell("peer-1"),
+      `ratewall/peer ${paired("ratewall-1", "peer-1")}; floor ${cell("floor")}, pass-through ${cell("pass-through")}`,
+    ],
     ["CPU per allowed request, two rules", cell("ratewall-2"), cell("peer-2"), `ratewall/peer ${paired("ratewall-2", "peer-2")}`],
-    ["CPU per request refused from the block cache", cell("ratewall-refused"), "–", `refused / pass-through ${paired("ratewall-refused", "pass-through")}; median of per-round ratios`],
+    [
+      "CPU per request refused from the block cache",
+      cell("ratewall-refused"),
+      "–",
+      `refused / pass-through ${paired("ratewall-refused", "pass-through")}; median of per-round ratios`,
+    ],
   ];
 }
 
@@ -168,7 +188,7 @@ function memoryRows({ sections }: BenchResults): Row[] {
 
 function bundleRows({ sections }: BenchResults): Row[] {
   if (sections.bundles.status !== "ok") return [skippedRow("Bundle size", sections.bundles.reason)];
-  const size = (worker: string) => sections.bundles.status === "ok" ? sections.bundles.data.rows.find((r) => r.worker === worker)?.gzipKiB : undefined;
+  const size = (worker: string) => (sections.bundles.status === "ok" ? sections.bundles.data.rows.find((r) => r.worker === worker)?.gzipKiB : undefined);
   return [
     [
       "Worker bundle, minified + gzipped",

@@ -23,7 +23,13 @@ describe("the long-trace simulation", () => {
 
   it("Should see fixed-window admit twice the limit within one window across an edge, each extra one wrongly allowed", () => {
     const edgeBurst = [...Array<number>(5).fill(999), ...Array<number>(5).fill(1_000)];
-    expect(replay(algorithms["fixed-window"], edgeBurst, rule, false)).toEqual({ requests: 10, admitted: 10, wronglyAllowed: 5, wronglyRefused: 0, maxInWindow: 10 });
+    expect(replay(algorithms["fixed-window"], edgeBurst, rule, false)).toEqual({
+      requests: 10,
+      admitted: 10,
+      wronglyAllowed: 5,
+      wronglyRefused: 0,
+      maxInWindow: 10,
+    });
   });
 
   it("Should count refused requests toward the rate when asked to, as Cloudflare does", () => {

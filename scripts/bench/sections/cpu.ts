@@ -8,7 +8,7 @@
  * counted. Rounds are interleaved; figures are medians of rounds, ratios medians of per-round
  * ratios.
  */
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { bundleWorker } from "../lib/bundle.ts";
 import { type BenchContext, measured, type Outcome } from "../lib/context.ts";
 import { serveKind, type Upstream, type WorkerKind } from "../lib/fleet.ts";
@@ -131,11 +131,24 @@ export async function measureCpu(ctx: BenchContext): Promise<Outcome<CpuData>> {
     });
     const rows = contenders.map((contender): CpuRow => {
       const us = byContender[contender];
-      return { contender, cpuUs: median(us), rangeUs: [Math.min(...us), Math.max(...us)], restCalls: recorded.get(contender)!.restCalls, status: setups[contender].status };
+      return {
+        contender,
+        cpuUs: median(us),
+        rangeUs: [Math.min(...us), Math.max(...us)],
+        restCalls: recorded.get(contender)!.restCalls,
+        status: setups[contender].status,
+      };
     });
     const ratios = pairs
       .filter(([a, b]) => contenders.includes(a) && contenders.includes(b))
-      .map(([a, b]): CpuRatio => ({ contender: a, versus: b, ratio: pairedRatio(byContender[a], byContender[b]), range: ratioRange(byContender[a], byContender[b]) }));
+      .map(
+        ([a, b]): CpuRatio => ({
+          contender: a,
+          versus: b,
+          ratio: pairedRatio(byContender[a], byContender[b]),
+          range: ratioRange(byContender[a], byContender[b]),
+        }),
+      );
     return measured({ requestsPerRound: requests, rounds, concurrency, rows, ratios });
   } finally {
     for (const { worker } of served.values()) await worker.dispose();

@@ -48,7 +48,13 @@ export async function measurePolicy(ctx: BenchContext): Promise<Outcome<PolicyDa
   const fresh = () => `198.19.${(serial >> 8) & 255}.${serial++ & 255}`;
   const rows: PolicyRow[] = [];
   /** n decisions, one fresh client each, after `prepare` wrote whatever the case needs. */
-  const measure = async (contender: PolicyRow["contender"], scenario: PolicyRow["scenario"], path: string, prepare: (client: string) => Promise<void>, client = fresh) => {
+  const measure = async (
+    contender: PolicyRow["contender"],
+    scenario: PolicyRow["scenario"],
+    path: string,
+    prepare: (client: string) => Promise<void>,
+    client = fresh,
+  ) => {
     ctx.progress.step(`policy: ${contender} ${scenario}`);
     const worker = await ctx.workers.get(contender);
     await hit(worker, path, client()); // loads the script once: the steady state is what counts
@@ -88,13 +94,17 @@ async function hit(worker: ServedWorker, path: string, client: string): Promise<
  */
 function listMatchNs(rounds: number): { entries: number; ns: number }[] {
   let seed = 42;
-  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  const random = () => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
   const byte = () => Math.floor(random() * 256);
   // Networks with their host bits clear (the parser refuses others as typos), and one address
   // inside each to probe with.
   const entry = (i: number): [network: string, inside: string] => {
     const [a, b, c] = [byte(), byte(), byte()];
-    if (i % 4 === 3) return [`ip:2001:db8:${a.toString(16)}${b.toString(16).padStart(2, "0")}::/48`, `2001:db8:${a.toString(16)}${b.toString(16).padStart(2, "0")}::1`];
+    if (i % 4 === 3)
+      return [`ip:2001:db8:${a.toString(16)}${b.toString(16).padStart(2, "0")}::/48`, `2001:db8:${a.toString(16)}${b.toString(16).padStart(2, "0")}::1`];
     if (i % 3 === 0) return [`ip:${a}.${b}.0.0/16`, `${a}.${b}.${c}.7`];
     if (i % 3 === 1) return [`ip:${a}.${b}.${c & 0xf0}.0/20`, `${a}.${b}.${c & 0xf0}.9`];
     return [`ip:${a}.${b}.${c}.0/24`, `${a}.${b}.${c}.11`];
@@ -102,7 +112,16 @@ function listMatchNs(rounds: number): { entries: number; ns: number }[] {
   const sizes = [10, 10_000];
   const lists = sizes.map((size) => {
     const made = Array.from({ length: size }, (_, i) => entry(i));
-    return { size, made, matcher: compileList(parseList(made.map(([network]) => network), { source: "DENY", path: "" })) };
+    return {
+      size,
+      made,
+      matcher: compileList(
+        parseList(
+          made.map(([network]) => network),
+          { source: "DENY", path: "" },
+        ),
+      ),
+    };
   });
   // Half the probes are in the big list, half random: both lists see the same addresses.
   const probes = Array.from({ length: 2_000 }, (_, i) => (i % 2 ? `${byte()}.${byte()}.${byte()}.${byte()}` : lists[1]!.made[i % 10_000]![1]));

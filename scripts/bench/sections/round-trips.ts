@@ -50,7 +50,12 @@ const scenarioPaths: Record<RoundTripScenario, string> = { allowed: "one", "refu
 
 function cases(withRatewall: boolean): RoundTripCase[] {
   const list: RoundTripCase[] = [{ contender: "floor", algorithm: "none", scenario: "allowed", path: "/" }];
-  const limiters = withRatewall ? ([["ratewall", algorithms], ["peer", peerAlgorithms]] as const) : ([["peer", peerAlgorithms]] as const);
+  const limiters = withRatewall
+    ? ([
+        ["ratewall", algorithms],
+        ["peer", peerAlgorithms],
+      ] as const)
+    : ([["peer", peerAlgorithms]] as const);
   for (const [contender, names] of limiters) {
     for (const algorithm of names) {
       for (const scenario of ["allowed", "refused-again", "two-rules"] as const) {

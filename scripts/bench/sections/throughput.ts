@@ -106,10 +106,20 @@ function ratiosAt(concurrency: number, byContender: Partial<Record<Contender, Lo
     const others = { floor: byContender.floor, "pass-through": byContender["pass-through"], peer: byContender[`peer-${rules}`] };
     for (const [versus, theirs] of Object.entries(others) as Array<[ThroughputRatio["versus"], LoadResult[] | undefined]>) {
       if (!theirs) continue;
-      const paired = (field: "rps" | "p50" | "p99") => pairedRatio(ours.map((r) => r[field]), theirs.map((r) => r[field]));
+      const paired = (field: "rps" | "p50" | "p99") =>
+        pairedRatio(
+          ours.map((r) => r[field]),
+          theirs.map((r) => r[field]),
+        );
       // Mean latency is connections / rps, so its ratio is the inverse of the throughput ratio.
-      const meanMs = pairedRatio(theirs.map((r) => r.rps), ours.map((r) => r.rps));
-      const rpsRange = ratioRange(ours.map((r) => r.rps), theirs.map((r) => r.rps));
+      const meanMs = pairedRatio(
+        theirs.map((r) => r.rps),
+        ours.map((r) => r.rps),
+      );
+      const rpsRange = ratioRange(
+        ours.map((r) => r.rps),
+        theirs.map((r) => r.rps),
+      );
       ratios.push({ concurrency, rules, versus, rps: paired("rps"), rpsRange, p50: paired("p50"), p99: paired("p99"), meanMs });
     }
   }

@@ -50,10 +50,7 @@ function buildRoutes(env: PeerEnv): Routes {
   const config = JSON.parse(env.PEER_ROUTES) as Record<string, PeerRule[]>;
   return Object.entries(config)
     .sort(([a], [b]) => b.length - a.length)
-    .map(([prefix, rules]) => [
-      prefix,
-      rules.map((rule, i) => new Ratelimit({ redis, limiter: limiterFor(rule), prefix: `peer:${prefix}:${i}` })),
-    ]);
+    .map(([prefix, rules]) => [prefix, rules.map((rule, i) => new Ratelimit({ redis, limiter: limiterFor(rule), prefix: `peer:${prefix}:${i}` }))]);
 }
 
 function buildTiers(env: PeerEnv): NonNullable<typeof tiered> {

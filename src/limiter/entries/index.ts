@@ -4,11 +4,11 @@
  * (src/keys/build-key.ts), so the deciding script reads them in the same call, on any cluster
  * node. Entries are per client, for every route: a denied client is denied everywhere.
  */
-import { RedisRestError } from "../../errors";
-import { buildKey } from "../../keys/build-key";
-import { runScript } from "../run-script";
-import type { ScriptRunner } from "../types";
-import { deleteEntry, setEntry } from "./script";
+import { RedisRestError } from "../../errors.ts";
+import { buildKey } from "../../keys/build-key.ts";
+import { runScript } from "../run-script.ts";
+import type { ScriptRunner } from "../types.ts";
+import { deleteEntry, setEntry } from "./script.ts";
 
 /** The two lists an entry can put a client on. */
 export type ListKind = "allow" | "deny";
@@ -41,7 +41,8 @@ export function createClientEntries(runner: ScriptRunner, prefix: string, routeS
   const set = async (entry: string, value: string, ttlMs?: number) => {
     expectReply(await runScript(runner, setEntry, [entry], [value, ttlMs === undefined ? "" : String(ttlMs)]), (reply) => reply === "OK");
   };
-  const remove = async (entry: string, only: string) => expectReply(await runScript(runner, deleteEntry, [entry], [only]), (reply) => reply === 0 || reply === 1) === 1;
+  const remove = async (entry: string, only: string) =>
+    expectReply(await runScript(runner, deleteEntry, [entry], [only]), (reply) => reply === 0 || reply === 1) === 1;
   return {
     setList: async (client, kind, ttlMs) => {
       await every(lists(client).map((entry) => set(entry, kind, ttlMs)));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createFakeRunner } from "../../../test/fakes/fake-runner";
-import { createLimiter } from "../index";
-import { fixedWindow } from "./index";
+import { createFakeRunner } from "../../../test/fakes/fake-runner.ts";
+import { createLimiter } from "../index.ts";
+import { fixedWindow } from "./index.ts";
 
 const now = 1_700_000_000_250;
 const rule = { name: "default", algorithm: "fixed-window" as const, limit: 10, windowMs: 1_000 };

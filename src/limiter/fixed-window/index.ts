@@ -6,9 +6,9 @@
  * - Con: exact per window, but admits up to 2× the limit across a window edge (a burst at the end
  *   of one window and another at the start of the next).
  */
-import type { Algorithm } from "../algorithm";
-import { checkFixedWindow } from "./model";
-import { lua, sha1, source } from "./script";
+import type { Algorithm } from "../algorithm.ts";
+import { checkFixedWindow } from "./model.ts";
+import { lua, sha1, source } from "./script.ts";
 
 /**
  * The fixed-window algorithm for the registry in ../index.ts.

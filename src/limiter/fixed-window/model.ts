@@ -1,9 +1,9 @@
 /**
  * @module The fixed-window check in TypeScript, line for line the Lua of ./script.ts.
  */
-import type { RuleCheck, RuleParams } from "../algorithm";
-import { TTL_GRACE_MS } from "../assemble-script";
-import type { ModelStore } from "../memory/model-store";
+import type { RuleCheck, RuleParams } from "../algorithm.ts";
+import { TTL_GRACE_MS } from "../assemble-script.ts";
+import type { ModelStore } from "../memory/model-store.ts";
 
 /** The model of `fixed-window`: the same reads, outcome and write as the Lua `check`, over {@link ModelStore}. */
 export function checkFixedWindow(store: ModelStore, keys: string[], now: number, cost: number, { limit, windowMs }: RuleParams): RuleCheck {

@@ -4,7 +4,7 @@
  * (`…:<floor(now / window)>`), so a window's counter is never reused and the decision is a pure
  * function of `now`.
  */
-import { assembleScript } from "../assemble-script";
+import { assembleScript } from "../assemble-script.ts";
 
 /** Registers `ALGORITHMS.fixed`; KEYS: the counter of the window that contains `now`. */
 export const lua = `

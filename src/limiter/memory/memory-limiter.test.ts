@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createMemoryLimiter } from "./memory-limiter";
-import { ModelStore } from "./model-store";
+import { createMemoryLimiter } from "./memory-limiter.ts";
+import { ModelStore } from "./model-store.ts";
 
 const rule = { name: "default", algorithm: "fixed-window" as const, limit: 2, windowMs: 1_000 };
 

@@ -3,11 +3,11 @@
  * {@link Limiter} interface, for a single instance (the seed's note: one instance needs no Redis).
  * It is also the oracle of the differential test against the Lua on Redis.
  */
-import type { RuleCheck } from "../algorithm";
-import { compilePlan, type Policy } from "../plan";
-import { parseReply } from "../reply";
-import type { Limiter, LimitRequest } from "../types";
-import { ModelStore } from "./model-store";
+import type { RuleCheck } from "../algorithm.ts";
+import { compilePlan, type Policy } from "../plan.ts";
+import { parseReply } from "../reply.ts";
+import type { Limiter, LimitRequest } from "../types.ts";
+import { ModelStore } from "./model-store.ts";
 
 /** Options of {@link createMemoryLimiter}. */
 export interface MemoryLimiterOptions {

@@ -3,12 +3,12 @@
  * rules, whatever their mix, are decided in one atomic call (check all, then charge all). One
  * script for every mix keeps one SHA1 cached, rather than a script per combination.
  */
-import { assembleScript } from "../assemble-script";
-import { lua as fixedWindow } from "../fixed-window/script";
-import { lua as slidingLog } from "../sliding-log/script";
-import { lua as slidingWindow } from "../sliding-window/script";
-import { lua as slidingWindowApprox } from "../sliding-window-approx/script";
-import { lua as tokenBucket } from "../token-bucket/script";
+import { assembleScript } from "../assemble-script.ts";
+import { lua as fixedWindow } from "../fixed-window/script.ts";
+import { lua as slidingLog } from "../sliding-log/script.ts";
+import { lua as slidingWindow } from "../sliding-window/script.ts";
+import { lua as slidingWindowApprox } from "../sliding-window-approx/script.ts";
+import { lua as tokenBucket } from "../token-bucket/script.ts";
 
 /** Every algorithm, dispatched per rule on its tag (ARGV). */
 export const source = assembleScript([fixedWindow, slidingLog, slidingWindow, slidingWindowApprox, tokenBucket]);

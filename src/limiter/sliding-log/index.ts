@@ -6,9 +6,9 @@
  * - Con: memory and CPU grow with the limit (ZREMRANGEBYSCORE is O(log n + removed)); best for
  *   small limits, e.g. logins.
  */
-import type { Algorithm } from "../algorithm";
-import { checkSlidingLog } from "./model";
-import { lua, sha1, source } from "./script";
+import type { Algorithm } from "../algorithm.ts";
+import { checkSlidingLog } from "./model.ts";
+import { lua, sha1, source } from "./script.ts";
 
 /**
  * The sliding-log algorithm for the registry in ../index.ts.

@@ -2,9 +2,9 @@
  * @module The sliding-log check in TypeScript, line for line the Lua of ./script.ts. The sorted
  * set is an ascending array of request times (members only exist to be unique in Redis).
  */
-import type { RuleCheck, RuleParams } from "../algorithm";
-import { TTL_GRACE_MS } from "../assemble-script";
-import type { ModelStore } from "../memory/model-store";
+import type { RuleCheck, RuleParams } from "../algorithm.ts";
+import { TTL_GRACE_MS } from "../assemble-script.ts";
+import type { ModelStore } from "../memory/model-store.ts";
 
 /** The model of `sliding-log`: the same reads, outcome and write as the Lua `check`, over {@link ModelStore}. */
 export function checkSlidingLog(store: ModelStore, keys: string[], now: number, cost: number, { limit, windowMs }: RuleParams): RuleCheck {

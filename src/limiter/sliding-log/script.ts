@@ -5,7 +5,7 @@
  * same ms are two requests; no random id, so the script stays deterministic). Refused requests
  * are never added.
  */
-import { assembleScript } from "../assemble-script";
+import { assembleScript } from "../assemble-script.ts";
 
 /** Registers `ALGORITHMS.sliding`; KEYS: the client's sorted set (score = request time, ms). */
 export const lua = `

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createFakeRunner } from "../../../test/fakes/fake-runner";
-import { createLimiter, createMemoryLimiter } from "../index";
-import { slidingWindowApprox } from "./index";
+import { createFakeRunner } from "../../../test/fakes/fake-runner.ts";
+import { createLimiter, createMemoryLimiter } from "../index.ts";
+import { slidingWindowApprox } from "./index.ts";
 
 const rule = { name: "api", algorithm: "sliding-window-approx" as const, limit: 10, windowMs: 1_000 };
 

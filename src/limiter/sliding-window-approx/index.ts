@@ -21,9 +21,9 @@
  * - Pro: smooths fixed-window's 2× burst at the edge for the memory of a counter.
  * - Con: an approximation; not for limits that must never be exceeded.
  */
-import type { Algorithm } from "../algorithm";
-import { checkSlidingWindowApprox } from "./model";
-import { lua, sha1, source } from "./script";
+import type { Algorithm } from "../algorithm.ts";
+import { checkSlidingWindowApprox } from "./model.ts";
+import { lua, sha1, source } from "./script.ts";
 
 /**
  * The two-counter sliding-window approximation for the registry in ../index.ts.

@@ -1,9 +1,9 @@
 /**
  * @module The sliding-window-approx check in TypeScript, line for line the Lua of ./script.ts.
  */
-import type { RuleCheck, RuleParams } from "../algorithm";
-import { TTL_GRACE_MS } from "../assemble-script";
-import type { ModelStore } from "../memory/model-store";
+import type { RuleCheck, RuleParams } from "../algorithm.ts";
+import { TTL_GRACE_MS } from "../assemble-script.ts";
+import type { ModelStore } from "../memory/model-store.ts";
 
 /** The model of `sliding-window-approx`: the same reads, outcome and write as the Lua `check`, over {@link ModelStore}. */
 export function checkSlidingWindowApprox(store: ModelStore, keys: string[], now: number, cost: number, { limit, windowMs }: RuleParams): RuleCheck {

@@ -3,7 +3,7 @@
  * of it the sliding window still covers. Arithmetic is kept in integers scaled by the window
  * length (estimate × window), so Lua and the TypeScript model agree to the unit.
  */
-import { assembleScript } from "../assemble-script";
+import { assembleScript } from "../assemble-script.ts";
 
 /** Registers `ALGORITHMS.weighted`; KEYS: this window's counter, then the previous window's. */
 export const lua = `

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createFakeRunner } from "../../../test/fakes/fake-runner";
-import { createLimiter, createMemoryLimiter } from "../index";
-import { slidingWindow } from "./index";
+import { createFakeRunner } from "../../../test/fakes/fake-runner.ts";
+import { createLimiter, createMemoryLimiter } from "../index.ts";
+import { slidingWindow } from "./index.ts";
 
 const rule = { name: "api", algorithm: "sliding-window" as const, limit: 3, windowMs: 1_000, buckets: 10 };
 

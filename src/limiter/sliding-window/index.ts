@@ -18,9 +18,9 @@
  * - Pro: never over the limit, unlike `sliding-window-approx` and `fixed-window`, in constant memory.
  * - Con: a bigger script than the two counters (it reads and rewrites every bucket's record).
  */
-import type { Algorithm } from "../algorithm";
-import { checkSlidingWindow } from "./model";
-import { countBytes, lua, sha1, source } from "./script";
+import type { Algorithm } from "../algorithm.ts";
+import { checkSlidingWindow } from "./model.ts";
+import { countBytes, lua, sha1, source } from "./script.ts";
 
 /** The most buckets a rule may ask for. */
 export const MAX_BUCKETS = 100;
@@ -43,7 +43,7 @@ export const slidingWindow: Algorithm = {
   // whose numbers change never misreads old buckets: it starts afresh.
   keys: (baseKey, { limit, windowMs, buckets }) => [`${baseKey}:${Math.ceil(windowMs / buckets)}.${buckets}.${countBytes(limit)}`],
   defaultBuckets: DEFAULT_BUCKETS,
-  refuses({ limit, windowMs, buckets }) {
+  refuses({ limit, buckets }) {
     if (buckets < 2 || buckets > MAX_BUCKETS) return `buckets must be from 2 to ${MAX_BUCKETS}, got ${buckets}`;
     // A bucket is packed as count × 65,536 + two bytes of times: exact in a double while the count stays below 2^37.
     if (limit >= 2 ** 37) return `limit must be below 2^37 for sliding-window, got ${limit}`;

@@ -3,10 +3,10 @@
  * string is a JavaScript string of byte-valued characters, as Lua's strings are bytes; `fields` is
  * what the Lua reads it into.
  */
-import type { RuleCheck, RuleParams } from "../algorithm";
-import { TTL_GRACE_MS } from "../assemble-script";
-import type { ModelStore } from "../memory/model-store";
-import { HEAD_BYTES } from "./script";
+import type { RuleCheck, RuleParams } from "../algorithm.ts";
+import { TTL_GRACE_MS } from "../assemble-script.ts";
+import type { ModelStore } from "../memory/model-store.ts";
+import { HEAD_BYTES } from "./script.ts";
 
 interface Bucket {
   first: number;

@@ -9,7 +9,7 @@
  * is recorded at most one tick late, never early, so the count stays on the safe side. Once read,
  * a bucket is one packed number, `(count × 256 + first) × 256 + last`, as the model holds it.
  */
-import { assembleScript } from "../assemble-script";
+import { assembleScript } from "../assemble-script.ts";
 
 /** Bytes of the head (the newest bucket's index): 2^48 buckets of 1 ms outlast any clock. */
 export const HEAD_BYTES = 6;

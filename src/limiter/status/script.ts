@@ -2,8 +2,8 @@
  * @module The status script: every algorithm's check, read-only (see `assembleStatusScript`). One
  * script for every mix of rules, like the multi-rule one, so the admin API keeps one SHA1 cached.
  */
-import { assembleStatusScript } from "../assemble-script";
-import { algorithms } from "../registry";
+import { assembleStatusScript } from "../assemble-script.ts";
+import { algorithms } from "../registry.ts";
 
 /** Every algorithm's fragment, in the registry's order, behind the read-only main part. */
 export const source = assembleStatusScript(Object.values(algorithms).map((algorithm) => algorithm.lua));

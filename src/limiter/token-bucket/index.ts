@@ -9,9 +9,9 @@
  * - Pro: exact smooth rate with a burst allowance; no window edge at all.
  * - Con: `remaining` refills gradually, so "reset" is when the bucket is full, not a window edge.
  */
-import type { Algorithm } from "../algorithm";
-import { checkTokenBucket } from "./model";
-import { lua, sha1, source } from "./script";
+import type { Algorithm } from "../algorithm.ts";
+import { checkTokenBucket } from "./model.ts";
+import { lua, sha1, source } from "./script.ts";
 
 /**
  * The token-bucket algorithm for the registry in ../index.ts.

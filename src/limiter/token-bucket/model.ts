@@ -2,9 +2,9 @@
  * @module The token-bucket (GCRA) check in TypeScript, line for line the Lua of ./script.ts.
  * The TAT is kept as `[ms, ticks]`, Redis's `<ms>:<ticks>` string without the formatting.
  */
-import type { RuleCheck, RuleParams } from "../algorithm";
-import { TTL_GRACE_MS } from "../assemble-script";
-import type { ModelStore } from "../memory/model-store";
+import type { RuleCheck, RuleParams } from "../algorithm.ts";
+import { TTL_GRACE_MS } from "../assemble-script.ts";
+import type { ModelStore } from "../memory/model-store.ts";
 
 /** The model of `token-bucket`: the same reads, outcome and write as the Lua `check`, over {@link ModelStore}. */
 export function checkTokenBucket(store: ModelStore, keys: string[], now: number, cost: number, { limit, windowMs, burst }: RuleParams): RuleCheck {

@@ -4,7 +4,7 @@
  * `window_ms` ticks and every quantity is an integer; the TAT is stored as `<ms>:<ticks>`
  * (ms since the epoch plus the sub-ms remainder), so a rate like 3/1s has no rounding drift.
  */
-import { assembleScript } from "../assemble-script";
+import { assembleScript } from "../assemble-script.ts";
 
 /** Registers `ALGORITHMS.gcra`; KEYS: the client's TAT, `<ms>:<ticks>`, expiring at the TAT. */
 export const lua = `

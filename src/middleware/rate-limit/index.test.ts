@@ -1,12 +1,12 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { BLOCK_RECHECK_MS } from "../../block-cache";
-import { RedisRestError } from "../../errors";
-import { createMemoryLimiter, ModelStore } from "../../limiter";
-import type { Policy } from "../../limiter/plan";
-import type { Limiter, LimitRequest } from "../../limiter/types";
-import type { LogEntry } from "./log";
-import { type DecisionEvent, rateLimit, type RateLimitOptions, type RateLimitState } from ".";
+import { BLOCK_RECHECK_MS } from "../../block-cache.ts";
+import { RedisRestError } from "../../errors.ts";
+import { createMemoryLimiter, ModelStore } from "../../limiter/index.ts";
+import type { Policy } from "../../limiter/plan.ts";
+import type { Limiter, LimitRequest } from "../../limiter/types.ts";
+import type { LogEntry } from "./log.ts";
+import { type DecisionEvent, rateLimit, type RateLimitOptions, type RateLimitState } from "./index.ts";
 
 const now = 1_700_000_000_000;
 const vars = { UPSTASH_REDIS_REST_URL: "https://redis.test", UPSTASH_REDIS_REST_TOKEN: "tok-secret-123", RATE_LIMIT: "2/10s" };
@@ -18,13 +18,24 @@ function recordingLimiters() {
   const store = new ModelStore();
   const createLimiter = (policy: Policy): Limiter => {
     const limiter = createMemoryLimiter(policy, { store });
-    return { ...limiter, limit: (request) => (calls.push(request), limiter.limit(request)) };
+    return {
+      ...limiter,
+      limit: (request) => {
+        calls.push(request);
+        return limiter.limit(request);
+      },
+    };
   };
   return { calls, createLimiter };
 }
 
 /** A limiter whose every Redis call fails with `error`. */
-const failingWith = (error: Error) => (): Limiter => ({ rules: [], limit: () => Promise.reject(error), status: () => Promise.reject(error), reset: () => Promise.reject(error) });
+const failingWith = (error: Error) => (): Limiter => ({
+  rules: [],
+  limit: () => Promise.reject(error),
+  status: () => Promise.reject(error),
+  reset: () => Promise.reject(error),
+});
 
 function makeApp(options: Partial<RateLimitOptions> = {}, env?: object) {
   const logs: LogEntry[] = [];
@@ -35,7 +46,8 @@ function makeApp(options: Partial<RateLimitOptions> = {}, env?: object) {
   const onEvent = (event: DecisionEvent) => events.push(event);
   app.use(rateLimit({ vars, runner, createLimiter: fake.createLimiter, clock: () => clock.now, log: (entry) => logs.push(entry), onEvent, ...options }));
   app.all("*", (c) => c.json({ decision: c.var.rateLimit?.decision ?? null }));
-  const get = (path = "/", headers: Record<string, string> = {}) => app.request(`https://example.com${path}`, { headers: { "cf-connecting-ip": "203.0.113.7", ...headers } }, env);
+  const get = (path = "/", headers: Record<string, string> = {}) =>
+    app.request(`https://example.com${path}`, { headers: { "cf-connecting-ip": "203.0.113.7", ...headers } }, env);
   return { app, get, logs, events, clock, calls: fake.calls };
 }
 
@@ -60,7 +72,12 @@ describe("rateLimit middleware", () => {
     await get();
     const refused = await get("/", { accept: "application/json" });
     expect(refused.headers.get("content-type")).toBe("application/problem+json");
-    expect(await refused.json()).toEqual({ type: "about:blank", title: "Too Many Requests", status: 429, detail: 'Rate limit "default" exceeded; retry after 10 s.' });
+    expect(await refused.json()).toEqual({
+      type: "about:blank",
+      title: "Too Many Requests",
+      status: 429,
+      detail: 'Rate limit "default" exceeded; retry after 10 s.',
+    });
   });
 
   it("Should refuse a blocked client from memory, without asking the limiter again", async () => {
@@ -107,7 +124,10 @@ describe("rateLimit middleware", () => {
     expect((await get("/api/health")).headers.get("ratelimit")).toBeNull();
     await get("/api/users");
     await get("/other");
-    expect(calls.map(({ scope, cost }) => ({ scope, cost }))).toEqual([{ scope: "*/api/*", cost: 3 }, { scope: "", cost: 1 }]);
+    expect(calls.map(({ scope, cost }) => ({ scope, cost }))).toEqual([
+      { scope: "*/api/*", cost: 3 },
+      { scope: "", cost: 1 },
+    ]);
   });
 
   it("Should log one warning, not one per request, when clients share the unknown bucket", async () => {
@@ -185,7 +205,11 @@ describe("rateLimit middleware: decision events and logs", () => {
       { indexes: ["default"], blobs: ["allowed", "default", "default", "fixed-window", "", "", ""], doubles: [1, 0, 1, expect.any(Number)] },
       { indexes: ["default"], blobs: ["refused", "default", "default", "fixed-window", "", "", ""], doubles: [1, 0, 1, expect.any(Number)] },
     ]);
-    const broken = { writeDataPoint: () => { throw new Error("dataset unavailable"); } };
+    const broken = {
+      writeDataPoint: () => {
+        throw new Error("dataset unavailable");
+      },
+    };
     const failing = makeApp({}, { RATEWALL_ANALYTICS: broken });
     expect((await failing.get()).status).toBe(200);
     expect((await failing.get()).status).toBe(200);
@@ -198,7 +222,9 @@ describe("rateLimit middleware: decision events and logs", () => {
     const statuses = [];
     for (let i = 0; i < 1_000; i++) statuses.push((await get()).status);
     expect(statuses.filter((status) => status === 429)).toHaveLength(998);
-    expect(logs.filter((entry) => entry.event === "refusal")).toEqual([expect.objectContaining({ client: "203.0.113.7", route: "default", rule: "default", retryAfter: 10 })]);
+    expect(logs.filter((entry) => entry.event === "refusal")).toEqual([
+      expect.objectContaining({ client: "203.0.113.7", route: "default", rule: "default", retryAfter: 10 }),
+    ]);
   });
 
   it("Should ask Redis again after BLOCK_RECHECK_MS, and log nothing new while the block goes on", async () => {

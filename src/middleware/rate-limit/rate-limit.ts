@@ -6,17 +6,17 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { problemResponse } from "../../answers";
-import { type Block, blockFor, blockKey } from "../../block-cache";
-import type { RouteSettings } from "../../config/types";
-import { type CfFields, decisionEvent, type Outcome } from "../../events/decision-event";
-import { type HeaderList, rateLimitHeaders, retryAfterSeconds } from "../../headers/rate-limit-headers";
-import { clientAddress } from "../../keys/identify";
-import { identifyClients } from "../../keys/rule-sources";
-import { listVerdict } from "../../lists/verdict";
-import type { Decision } from "../../limiter/types";
-import { describeFailure } from "./log";
-import { createRuntimes, type CompiledRoute, type Runtime, type RuntimeOptions, type Runtimes } from "./runtime";
+import { problemResponse } from "../../answers.ts";
+import { type Block, blockFor, blockKey } from "../../block-cache.ts";
+import type { RouteSettings } from "../../config/types.ts";
+import { type CfFields, decisionEvent, type Outcome } from "../../events/decision-event.ts";
+import { type HeaderList, rateLimitHeaders, retryAfterSeconds } from "../../headers/rate-limit-headers.ts";
+import { clientAddress } from "../../keys/identify.ts";
+import { identifyClients } from "../../keys/rule-sources.ts";
+import { listVerdict } from "../../lists/verdict.ts";
+import type { Decision } from "../../limiter/types.ts";
+import { describeFailure } from "./log.ts";
+import { createRuntimes, type CompiledRoute, type Runtime, type RuntimeOptions, type Runtimes } from "./runtime.ts";
 
 /** What the middleware leaves in `c.var.rateLimit` for later handlers (the proxy reads `route`). */
 export interface RateLimitState {
@@ -121,10 +121,12 @@ export function rateLimitWith(runtimes: Runtimes): RateLimitMiddleware {
     if (decision.reason === "allow-list") return next();
     // In shadow a refused request still passes: RateLimit says so, but Retry-After (RFC 9110
     // §10.2.3) belongs to answers that ask the client to wait, and this one does not.
-    const all = decision.reason === "deny-list" ? retryAfterOnly(decision, now) : rateLimitHeaders(decision, route.policyFor(decision.tier), now, settings.headers);
+    const all =
+      decision.reason === "deny-list" ? retryAfterOnly(decision, now) : rateLimitHeaders(decision, route.policyFor(decision.tier), now, settings.headers);
     const headers = enforce ? all : all.filter(([name]) => name !== "Retry-After");
     if (!decision.allowed && enforce) {
-      if (decision.reason === "deny-list") throw new HTTPException(403, { res: problemResponse(403, "This client is not allowed here.", c.req.header("accept"), headers) });
+      if (decision.reason === "deny-list")
+        throw new HTTPException(403, { res: problemResponse(403, "This client is not allowed here.", c.req.header("accept"), headers) });
       const detail = `Rate limit "${decision.rule}" exceeded; retry after ${retryAfterSeconds(decision, now)} s.`;
       throw new HTTPException(429, { res: problemResponse(429, detail, c.req.header("accept"), headers) });
     }
@@ -133,7 +135,13 @@ export function rateLimitWith(runtimes: Runtimes): RateLimitMiddleware {
     if (!countsAll && (route.settings.count as readonly number[]).includes(c.res.status)) {
       // Charged after the answer, so the client waits for nothing; a charge refused because the
       // budget ran out meanwhile starts the block as a decision would.
-      defer(c, route.limiter.limit(request).then((charged) => charged.allowed || remember(charged, blocksNow()), (error) => log({ level: "error", event: "redis-failure", failureMode: settings.failureMode, route: route.name, ...describeFailure(error) })));
+      defer(
+        c,
+        route.limiter.limit(request).then(
+          (charged) => charged.allowed || remember(charged, blocksNow()),
+          (error) => log({ level: "error", event: "redis-failure", failureMode: settings.failureMode, route: route.name, ...describeFailure(error) }),
+        ),
+      );
     }
 
     /**
@@ -169,7 +177,9 @@ export function rateLimitWith(runtimes: Runtimes): RateLimitMiddleware {
 /** A refusal from memory, its Retry-After counted down to the block's end. A denied client stays denied. */
 function fromBlock(block: Block, now: number): Decision {
   const retryAfter = Math.ceil((block.until - now) / 1000);
-  return block.decision.reason === "deny-list" ? { ...block.decision, ...(block.decision.retryAt === undefined ? {} : { retryAfter }) } : { ...block.decision, retryAfter, reason: "block-cache" };
+  return block.decision.reason === "deny-list"
+    ? { ...block.decision, ...(block.decision.retryAt === undefined ? {} : { retryAfter }) }
+    : { ...block.decision, retryAfter, reason: "block-cache" };
 }
 
 /**

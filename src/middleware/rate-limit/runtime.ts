@@ -5,22 +5,22 @@
  * runner, the logger and the event sink. {@link createRuntimes} keeps one runtime per settings, so
  * the middleware and the admin API (src/admin) share one block cache.
  */
-import { createBlockCache, type BlockCache } from "../../block-cache";
-import type { RouteSettings, Settings } from "../../config/types";
-import { ConfigError } from "../../errors";
-import type { DecisionEvent } from "../../events/decision-event";
-import { createEventSink, type EventSink } from "../../events/event-sink";
-import { policyHeader } from "../../headers/rate-limit-headers";
-import type { IdentifyOptions } from "../../keys/identify";
-import { type PerRuleIdentify, ruleSources } from "../../keys/rule-sources";
-import { type ClientEntries, createClientEntries, createLimiter } from "../../limiter";
-import type { Policy } from "../../limiter/plan";
-import type { Limiter, ScriptRunner } from "../../limiter/types";
-import { createRedisRunner } from "../../redis/client";
-import { compileLevel, type ListLevel } from "../../lists/verdict";
-import { compileRoutes, type RouteMatcher } from "../../routing/match";
-import { settingsFor, type Vars } from "../../settings";
-import { consoleLogger, type Logger, redact } from "./log";
+import { createBlockCache, type BlockCache } from "../../block-cache.ts";
+import type { RouteSettings, Settings } from "../../config/types.ts";
+import { ConfigError } from "../../errors.ts";
+import type { DecisionEvent } from "../../events/decision-event.ts";
+import { createEventSink, type EventSink } from "../../events/event-sink.ts";
+import { policyHeader } from "../../headers/rate-limit-headers.ts";
+import type { IdentifyOptions } from "../../keys/identify.ts";
+import { type PerRuleIdentify, ruleSources } from "../../keys/rule-sources.ts";
+import { type ClientEntries, createClientEntries, createLimiter } from "../../limiter/index.ts";
+import type { Policy } from "../../limiter/plan.ts";
+import type { Limiter, ScriptRunner } from "../../limiter/types.ts";
+import { createRedisRunner } from "../../redis/client.ts";
+import { compileLevel, type ListLevel } from "../../lists/verdict.ts";
+import { compileRoutes, type RouteMatcher } from "../../routing/match.ts";
+import { settingsFor, type Vars } from "../../settings.ts";
+import { consoleLogger, type Logger, redact } from "./log.ts";
 
 /** The name events, logs and the admin API use for the route of requests no route matches. */
 export const DEFAULT_ROUTE_NAME = "default";
@@ -141,7 +141,11 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
       throw new ConfigError(source, "", (error as Error).message);
     }
   };
-  const routes = settings.routes.map((route, index) => ({ pattern: route.pattern, methods: route.methods, ...compile(route, route.scope, `ROUTES[${index}]`) }));
+  const routes = settings.routes.map((route, index) => ({
+    pattern: route.pattern,
+    methods: route.methods,
+    ...compile(route, route.scope, `ROUTES[${index}]`),
+  }));
   const defaultRoute = compile(settings.defaultRoute, DEFAULT_ROUTE_NAME, "RATE_LIMIT");
   const log = redact(redact(options.log ?? consoleLogger, settings.redis.token), settings.adminToken ?? "");
   return {
@@ -155,7 +159,11 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
     send: createEventSink({ client: settings.analytics.client, secret: settings.redis.token, onEvent: options.onEvent, log }),
     runner,
     // A multi-key route's script reads the route's copy of each list entry (same slot as its counters).
-    entries: createClientEntries(runner, settings.keyPrefix, routes.filter((route) => route.perRule).map((route) => route.settings.scope)),
+    entries: createClientEntries(
+      runner,
+      settings.keyPrefix,
+      routes.filter((route) => route.perRule).map((route) => route.settings.scope),
+    ),
     clock: options.clock ?? Date.now,
   };
 }

@@ -93,21 +93,25 @@ describe("the origin down, refusing, or slower than ORIGIN_TIMEOUT_MS", () => {
     ["slower than its timeout", "slow", 504, "Gateway Timeout: The origin did not answer within the timeout (ORIGIN_TIMEOUT_MS)."],
   ] as const;
 
-  it.each(cases)("Should answer a clear %s error, count each request exactly once, and go on deciding correctly", async (_, route, status, body) => {
-    const client = `203.0.113.${cases.findIndex((c) => c[1] === route) + 10}`;
-    for (let i = 0; i < 3; i++) {
-      const answer = await visit(worker, `/${route}/x`, client);
-      expect({ status: answer.status, body: answer.body }).toEqual({ status, body });
-      if (status === 504) expect(answer.ms).toBeLessThan(ORIGIN_TIMEOUT_MS + 1500);
-    }
-    expect(await counted(client, route)).toBe(3);
-    // The state is intact: the next request on a working route is counted on top, as usual.
-    const fine = await visit(worker, "/fine", client);
-    expect(fine.status).toBe(200);
-    expect(remaining(fine.headers)).toBe(LIMIT - 1);
-    expect(await counted(client, route)).toBe(3);
-    expect(await counted(client)).toBe(1);
-  }, 30_000);
+  it.each(cases)(
+    "Should answer a clear %s error, count each request exactly once, and go on deciding correctly",
+    async (_, route, status, body) => {
+      const client = `203.0.113.${cases.findIndex((c) => c[1] === route) + 10}`;
+      for (let i = 0; i < 3; i++) {
+        const answer = await visit(worker, `/${route}/x`, client);
+        expect({ status: answer.status, body: answer.body }).toEqual({ status, body });
+        if (status === 504) expect(answer.ms).toBeLessThan(ORIGIN_TIMEOUT_MS + 1500);
+      }
+      expect(await counted(client, route)).toBe(3);
+      // The state is intact: the next request on a working route is counted on top, as usual.
+      const fine = await visit(worker, "/fine", client);
+      expect(fine.status).toBe(200);
+      expect(remaining(fine.headers)).toBe(LIMIT - 1);
+      expect(await counted(client, route)).toBe(3);
+      expect(await counted(client)).toBe(1);
+    },
+    30_000,
+  );
 
   it("Should hold no Redis request open while it waits for a slow origin", async () => {
     originCalls = { slow: 0, redisInFlight: [] };
@@ -164,7 +168,12 @@ describe("a connection dropped after Redis ran the script", () => {
     const proxied = await startShim({ redisUrl: redisProxy.url.replace("http:", "redis:"), token: TOKEN, port: 0 });
     try {
       const key = `${PREFIX}:shim-hop:${Date.now()}`;
-      const incr = () => fetch(`${proxied.url}/`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(["EVAL", "return redis.call('INCR', KEYS[1])", 1, key]) });
+      const incr = () =>
+        fetch(`${proxied.url}/`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${TOKEN}` },
+          body: JSON.stringify(["EVAL", "return redis.call('INCR', KEYS[1])", 1, key]),
+        });
       expect((await incr()).status).toBe(200);
       redisProxy.dropNextAnswer();
       const lost = await incr();

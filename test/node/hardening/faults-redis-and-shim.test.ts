@@ -66,7 +66,11 @@ async function expectFailureModes(label: string) {
   expect({ label, status: open.status, limited: open.headers.has("ratelimit") }).toEqual({ label, status: 200, limited: false });
   expect(JSON.parse(open.body)).toMatchObject({ url: "/during" });
   const closed = await visit(workers.closed, "/during", ip(1));
-  expect({ label, status: closed.status, body: closed.body }).toEqual({ label, status: 503, body: "Service Unavailable: The rate limiter is unavailable; try again shortly." });
+  expect({ label, status: closed.status, body: closed.body }).toEqual({
+    label,
+    status: 503,
+    body: "Service Unavailable: The rate limiter is unavailable; try again shortly.",
+  });
   for (const answer of [open, closed]) expect(answer.ms, label).toBeLessThan(REDIS_TIMEOUT_MS + MARGIN_MS);
 }
 
@@ -86,7 +90,14 @@ describe("Redis killed under load and started again on the same port", () => {
       while (running) {
         const started = performance.now();
         const answer = await once();
-        const json = (() => { try { JSON.parse(answer.body); return true; } catch { return false; } })();
+        const json = (() => {
+          try {
+            JSON.parse(answer.body);
+            return true;
+          } catch {
+            return false;
+          }
+        })();
         samples.push({ at: started - t0, target, status: answer.status, json, ms: performance.now() - started });
       }
     };
@@ -122,8 +133,10 @@ describe("Redis killed under load and started again on the same port", () => {
     expect(new Set(closed.map((s) => s.status))).toEqual(new Set([200, 503]));
     expect(closed.filter((s) => s.status === 503).every(during)).toBe(true);
     expect(Math.max(...[...open, ...closed].map((s) => s.ms))).toBeLessThan(REDIS_TIMEOUT_MS + MARGIN_MS);
-    console.log(`Redis killed at ${Math.round(killedAt)} ms, restarted at ${Math.round(restartedAt)} ms, shim serving again ${Math.round(shimBackMs)} ms later; ` +
-      `answers: shim ${count(shimSamples)}, open Worker ${count(open)}, closed Worker ${count(closed)}`);
+    console.log(
+      `Redis killed at ${Math.round(killedAt)} ms, restarted at ${Math.round(restartedAt)} ms, shim serving again ${Math.round(shimBackMs)} ms later; ` +
+        `answers: shim ${count(shimSamples)}, open Worker ${count(open)}, closed Worker ${count(closed)}`,
+    );
   }, 60_000);
 });
 
@@ -139,16 +152,20 @@ describe("the shim slow, answering 500, or killed", () => {
     ["answering 500", { status: 500 }],
   ] as const;
 
-  it.each(injected)("Should answer within REDIS_TIMEOUT_MS and a margin, per FAILURE_MODE, while the shim is %s, and decide with Redis again once it is not", async (label, fault) => {
-    shim.faults.set(fault);
-    try {
-      await expectFailureModes(`shim ${label}`);
-    } finally {
-      shim.faults.clear();
-    }
-    await within(5000, recovered(workers.open));
-    await within(5000, recovered(workers.closed));
-  }, 30_000);
+  it.each(injected)(
+    "Should answer within REDIS_TIMEOUT_MS and a margin, per FAILURE_MODE, while the shim is %s, and decide with Redis again once it is not",
+    async (label, fault) => {
+      shim.faults.set(fault);
+      try {
+        await expectFailureModes(`shim ${label}`);
+      } finally {
+        shim.faults.clear();
+      }
+      await within(5000, recovered(workers.open));
+      await within(5000, recovered(workers.closed));
+    },
+    30_000,
+  );
 
   it("Should follow FAILURE_MODE while the shim is gone, and recover by itself when it comes back on the same port", async () => {
     await shim.close();

@@ -17,7 +17,13 @@ export interface RawAnswer {
  * @example
  * const { status, body } = await send(shim.url, "/", '["PING"]', { authorization: "Bearer t" });
  */
-export async function send(base: string, path: string, body: string | Uint8Array | undefined, headers: Record<string, string> = {}, method = "POST"): Promise<RawAnswer> {
+export async function send(
+  base: string,
+  path: string,
+  body: string | Uint8Array | undefined,
+  headers: Record<string, string> = {},
+  method = "POST",
+): Promise<RawAnswer> {
   const res = await fetch(`${base}${path}`, { method, body, headers, redirect: "manual" });
   return { status: res.status, contentType: res.headers.get("content-type") ?? "", body: await res.text() };
 }
@@ -31,11 +37,15 @@ export function rawHttp(url: string, bytes: string | Buffer, waitMs = 2000): Pro
   return new Promise((resolve) => {
     const socket = connect(Number(port), hostname);
     let received = "";
-    const finish = () => (clearTimeout(timer), socket.destroy(), resolve(received));
+    const finish = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(received);
+    };
     const timer = setTimeout(finish, waitMs);
     socket.on("data", (chunk) => {
       received += chunk.toString("latin1");
-      if (/^HTTP\/1\.1 \d+[^]*\r\n\r\n/.test(received) && /transfer-encoding: chunked/i.test(received) && received.endsWith("0\r\n\r\n")) finish();
+      if (/^HTTP\/1\.1 \d+[\s\S]*\r\n\r\n/.test(received) && /transfer-encoding: chunked/i.test(received) && received.endsWith("0\r\n\r\n")) finish();
       if (/\r\n\r\n/.test(received) && /content-length: (\d+)/i.test(received)) {
         const length = Number(/content-length: (\d+)/i.exec(received)![1]);
         if (received.length - received.indexOf("\r\n\r\n") - 4 >= length) finish();

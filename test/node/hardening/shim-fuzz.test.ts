@@ -37,11 +37,23 @@ interface Probe {
 
 const HARMLESS = ["PING", "ECHO", "EXISTS", "GET", "STRLEN", "TYPE", "TTL", "MGET"];
 const REFUSED = ["SELECT", "CONFIG", "SHUTDOWN", "DEBUG", "CLIENT", "MONITOR", "SUBSCRIBE", "MODULE", "AUTH", "MULTI", "BLPOP"];
-const anyCase = (name: string) => fc.array(fc.boolean(), { minLength: name.length, maxLength: name.length }).map((upper) => [...name].map((c, i) => (upper[i] ? c : c.toLowerCase())).join(""));
+const anyCase = (name: string) =>
+  fc.array(fc.boolean(), { minLength: name.length, maxLength: name.length }).map((upper) => [...name].map((c, i) => (upper[i] ? c : c.toLowerCase())).join(""));
 // "fz…" is no Redis command: Redis answers it with "unknown command".
-const name = fc.oneof(fc.constantFrom(...HARMLESS, ...REFUSED).chain(anyCase), fc.string({ maxLength: 12 }).map((s) => `fz${s}`));
+const name = fc.oneof(
+  fc.constantFrom(...HARMLESS, ...REFUSED).chain(anyCase),
+  fc.string({ maxLength: 12 }).map((s) => `fz${s}`),
+);
 const arg = fc.oneof(
-  { weight: 6, arbitrary: fc.oneof(fc.string({ maxLength: 30 }).map((s) => `fuzz:${s}`), fc.integer(), fc.double(), fc.boolean()) },
+  {
+    weight: 6,
+    arbitrary: fc.oneof(
+      fc.string({ maxLength: 30 }).map((s) => `fuzz:${s}`),
+      fc.integer(),
+      fc.double(),
+      fc.boolean(),
+    ),
+  },
   { weight: 1, arbitrary: fc.oneof(fc.constant(null), fc.jsonValue({ maxDepth: 3 }), fc.string({ unit: "binary", maxLength: 200 })) },
 );
 const command = fc.tuple(name, fc.array(arg, { maxLength: 8 })).map(([n, args]) => [n, ...args]);
@@ -50,18 +62,80 @@ const anyPath = fc.constantFrom("/", "/pipeline", "/multi-exec");
 
 const probes: fc.Arbitrary<Probe> = fc.oneof(
   { weight: 20, arbitrary: command.map((c) => ({ kind: "command", path: "/", body: JSON.stringify(c), mayRun: true })) },
-  { weight: 15, arbitrary: fc.tuple(pipelinePath, fc.array(command, { minLength: 1, maxLength: 20 })).map(([path, cs]) => ({ kind: "pipeline", path, body: JSON.stringify(cs), mayRun: true })) },
+  {
+    weight: 15,
+    arbitrary: fc
+      .tuple(pipelinePath, fc.array(command, { minLength: 1, maxLength: 20 }))
+      .map(([path, cs]) => ({ kind: "pipeline", path, body: JSON.stringify(cs), mayRun: true })),
+  },
   { weight: 12, arbitrary: fc.tuple(anyPath, fc.jsonValue()).map(([path, v]) => ({ kind: "wrong shape", path, body: JSON.stringify(v) ?? "", mayRun: true })) },
   // A proper prefix of a JSON array is never JSON: its closing bracket is missing.
-  { weight: 12, arbitrary: fc.tuple(anyPath, command, fc.nat()).map(([path, c, cut]) => { const text = JSON.stringify([c]); return { kind: "truncated JSON", path, body: text.slice(0, cut % text.length), mayRun: false }; }) },
-  { weight: 10, arbitrary: fc.tuple(anyPath, fc.string({ unit: "binary", maxLength: 300 })).filter(([, s]) => !isJson(s)).map(([path, s]) => ({ kind: "not JSON", path, body: s, mayRun: false })) },
-  { weight: 3, arbitrary: fc.tuple(anyPath, fc.integer({ min: 1, max: 50_000 }), fc.boolean()).map(([path, depth, closed]) => ({ kind: "deep nesting", path, body: "[".repeat(depth) + (closed ? "]".repeat(depth) : ""), mayRun: false })) },
-  { weight: 2, arbitrary: fc.tuple(fc.constantFrom("EXISTS", "ECHO", "MGET", "fzNOPE"), fc.integer({ min: 1_000, max: 15_000 })).map(([n, count]) => ({ kind: "huge argument count", path: "/", body: JSON.stringify([n, ...Array.from({ length: count }, (_, i) => `fuzz:${i}`)]), mayRun: true })) },
-  { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 3_000 }).map((count) => ({ kind: "huge pipeline", path: "/pipeline", body: JSON.stringify(Array.from({ length: count }, () => ["PING"])), mayRun: true })) },
-  { weight: 8, arbitrary: fc.tuple(anyPath, fc.uint8Array({ minLength: 1, maxLength: 200 })).map(([path, bytes]) => ({ kind: "invalid UTF-8", path, body: Buffer.concat([Buffer.from('["ECHO","'), Buffer.from(bytes.map((b) => (b === 0x22 || b === 0x5c ? 0xff : b | 0x80))), Buffer.from('"]')]), mayRun: true })) },
-  { weight: 1, arbitrary: fc.integer({ min: 50_000, max: MAX_BODY - 100 }).map((size) => ({ kind: "enormous string", path: "/", body: JSON.stringify(["ECHO", "x".repeat(size)]), mayRun: true })) },
-  { weight: 1, arbitrary: fc.integer({ min: MAX_BODY + 1, max: 3 * MAX_BODY }).map((size) => ({ kind: "over the size limit", path: "/", body: JSON.stringify(["ECHO", "x".repeat(size)]), mayRun: false })) },
-  { weight: 6, arbitrary: fc.tuple(name, fc.array(fc.string({ unit: "binary", maxLength: 20 }), { maxLength: 5 })).map(([n, segments]) => ({ kind: "path form", method: "GET", path: `/${[n, ...segments].map(encodeURIComponent).join("/")}`, body: undefined, mayRun: true })) },
+  {
+    weight: 12,
+    arbitrary: fc.tuple(anyPath, command, fc.nat()).map(([path, c, cut]) => {
+      const text = JSON.stringify([c]);
+      return { kind: "truncated JSON", path, body: text.slice(0, cut % text.length), mayRun: false };
+    }),
+  },
+  {
+    weight: 10,
+    arbitrary: fc
+      .tuple(anyPath, fc.string({ unit: "binary", maxLength: 300 }))
+      .filter(([, s]) => !isJson(s))
+      .map(([path, s]) => ({ kind: "not JSON", path, body: s, mayRun: false })),
+  },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(anyPath, fc.integer({ min: 1, max: 50_000 }), fc.boolean())
+      .map(([path, depth, closed]) => ({ kind: "deep nesting", path, body: "[".repeat(depth) + (closed ? "]".repeat(depth) : ""), mayRun: false })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.tuple(fc.constantFrom("EXISTS", "ECHO", "MGET", "fzNOPE"), fc.integer({ min: 1_000, max: 15_000 })).map(([n, count]) => ({
+      kind: "huge argument count",
+      path: "/",
+      body: JSON.stringify([n, ...Array.from({ length: count }, (_, i) => `fuzz:${i}`)]),
+      mayRun: true,
+    })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .integer({ min: 1_000, max: 3_000 })
+      .map((count) => ({ kind: "huge pipeline", path: "/pipeline", body: JSON.stringify(Array.from({ length: count }, () => ["PING"])), mayRun: true })),
+  },
+  {
+    weight: 8,
+    arbitrary: fc.tuple(anyPath, fc.uint8Array({ minLength: 1, maxLength: 200 })).map(([path, bytes]) => ({
+      kind: "invalid UTF-8",
+      path,
+      body: Buffer.concat([Buffer.from('["ECHO","'), Buffer.from(bytes.map((b) => (b === 0x22 || b === 0x5c ? 0xff : b | 0x80))), Buffer.from('"]')]),
+      mayRun: true,
+    })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .integer({ min: 50_000, max: MAX_BODY - 100 })
+      .map((size) => ({ kind: "enormous string", path: "/", body: JSON.stringify(["ECHO", "x".repeat(size)]), mayRun: true })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .integer({ min: MAX_BODY + 1, max: 3 * MAX_BODY })
+      .map((size) => ({ kind: "over the size limit", path: "/", body: JSON.stringify(["ECHO", "x".repeat(size)]), mayRun: false })),
+  },
+  {
+    weight: 6,
+    arbitrary: fc.tuple(name, fc.array(fc.string({ unit: "binary", maxLength: 20 }), { maxLength: 5 })).map(([n, segments]) => ({
+      kind: "path form",
+      method: "GET",
+      path: `/${[n, ...segments].map(encodeURIComponent).join("/")}`,
+      body: undefined,
+      mayRun: true,
+    })),
+  },
 );
 
 /** A failing probe is reported by kind, size and its first bytes, not as megabytes of text. */
@@ -112,7 +186,9 @@ describe("the shim under a fuzz of hostile bodies", () => {
       { numRuns: RUNS, seed: 20261202, endOnFailure: true },
     );
     rss.push(rssKiB(shim.pid));
-    console.log(`shim RSS (MiB) every ${BATCH * 100} bodies: ${rss.map((kib) => Math.round(kib / 1024)).join(" ")}; bodies by kind: ${JSON.stringify(Object.fromEntries(kinds))}`);
+    console.log(
+      `shim RSS (MiB) every ${BATCH * 100} bodies: ${rss.map((kib) => Math.round(kib / 1024)).join(" ")}; bodies by kind: ${JSON.stringify(Object.fromEntries(kinds))}`,
+    );
 
     expect(shim.child.exitCode).toBeNull();
     expect(await send(shim.url, "/", '["PING"]', H)).toMatchObject({ status: 200, body: '{"result":"PONG"}' });

@@ -67,10 +67,36 @@ describe("authentication", () => {
 });
 
 describe("commands that would leak between clients, block, or reach outside the database", () => {
-  const named = ["SELECT 1", "AUTH x", "HELLO 3", "RESET", "CLIENT SETNAME evil", "CLIENT KILL TYPE normal", "QUIT", "MONITOR",
-    "SUBSCRIBE chan", "PSUBSCRIBE *", "DEBUG SLEEP 0", "CONFIG SET maxmemory 1", "SHUTDOWN NOSAVE", "MODULE LIST", "ACL LIST",
-    "SCRIPT DEBUG YES", "MULTI", "EXEC", "WATCH k", "BLPOP k 1", "XREAD BLOCK 1000 STREAMS k $", "SWAPDB 0 1", "MOVE k 1",
-    "MIGRATE 127.0.0.1 1 k 0 10", "REPLICAOF 127.0.0.1 1", "SAVE", "BGSAVE", "COPY k k2 DB 1"];
+  const named = [
+    "SELECT 1",
+    "AUTH x",
+    "HELLO 3",
+    "RESET",
+    "CLIENT SETNAME evil",
+    "CLIENT KILL TYPE normal",
+    "QUIT",
+    "MONITOR",
+    "SUBSCRIBE chan",
+    "PSUBSCRIBE *",
+    "DEBUG SLEEP 0",
+    "CONFIG SET maxmemory 1",
+    "SHUTDOWN NOSAVE",
+    "MODULE LIST",
+    "ACL LIST",
+    "SCRIPT DEBUG YES",
+    "MULTI",
+    "EXEC",
+    "WATCH k",
+    "BLPOP k 1",
+    "XREAD BLOCK 1000 STREAMS k $",
+    "SWAPDB 0 1",
+    "MOVE k 1",
+    "MIGRATE 127.0.0.1 1 k 0 10",
+    "REPLICAOF 127.0.0.1 1",
+    "SAVE",
+    "BGSAVE",
+    "COPY k k2 DB 1",
+  ];
 
   /** Every command (or subcommand) that Redis itself flags `admin` or `blocking`, with harmless arguments. */
   async function flaggedByRedis(): Promise<string[]> {
@@ -124,7 +150,16 @@ describe("commands that would leak between clients, block, or reach outside the 
 
   it("Should leave the shared connection as it was: same database, same name, same settings", async () => {
     const before = await direct.config("GET", "maxmemory");
-    await send(shim.url, "/pipeline", JSON.stringify([["SELECT", "1"], ["CLIENT", "SETNAME", "evil"], ["CONFIG", "SET", "maxmemory", "1"]]), H);
+    await send(
+      shim.url,
+      "/pipeline",
+      JSON.stringify([
+        ["SELECT", "1"],
+        ["CLIENT", "SETNAME", "evil"],
+        ["CONFIG", "SET", "maxmemory", "1"],
+      ]),
+      H,
+    );
     const k = key("db0");
     expect(await send(shim.url, "/", JSON.stringify(["SET", k, "x"]), H)).toMatchObject({ status: 200 });
     expect(await direct.get(k)).toBe("x");
@@ -134,7 +169,17 @@ describe("commands that would leak between clients, block, or reach outside the 
   });
 
   it("Should not let a script run what the shim refuses: Redis forbids those commands inside Lua", async () => {
-    for (const line of ["CONFIG SET maxmemory 1", "SHUTDOWN NOSAVE", "CLIENT SETNAME evil", "MONITOR", "SUBSCRIBE c", "DEBUG SLEEP 0", "MODULE LIST", "REPLICAOF 127.0.0.1 1", "BLPOP k 1"]) {
+    for (const line of [
+      "CONFIG SET maxmemory 1",
+      "SHUTDOWN NOSAVE",
+      "CLIENT SETNAME evil",
+      "MONITOR",
+      "SUBSCRIBE c",
+      "DEBUG SLEEP 0",
+      "MODULE LIST",
+      "REPLICAOF 127.0.0.1 1",
+      "BLPOP k 1",
+    ]) {
       const [name, ...args] = line.split(" ");
       const script = `return redis.call(${[name, ...args].map((part) => `'${part}'`).join(",")})`;
       const answer = await send(shim.url, "/", JSON.stringify(["EVAL", script, 0]), H);
@@ -147,16 +192,28 @@ describe("commands that would leak between clients, block, or reach outside the 
 
 describe("hostile request lines and headers", () => {
   const lines = [
-    "GET // HTTP/1.1", "POST //pipeline HTTP/1.1", "GET /% HTTP/1.1", "GET /%zz/%ff HTTP/1.1", "GET http://evil.example/ping HTTP/1.1",
-    "OPTIONS * HTTP/1.1", "GET /../../etc/passwd HTTP/1.1", "GET /subscribe/%E0%A4%A HTTP/1.1", `GET /${"a".repeat(20_000)} HTTP/1.1`,
-    "BREW / HTTP/1.1", "GET / HTTP/9.9", "\u0000\u0001\u0002 garbage",
+    "GET // HTTP/1.1",
+    "POST //pipeline HTTP/1.1",
+    "GET /% HTTP/1.1",
+    "GET /%zz/%ff HTTP/1.1",
+    "GET http://evil.example/ping HTTP/1.1",
+    "OPTIONS * HTTP/1.1",
+    "GET /../../etc/passwd HTTP/1.1",
+    "GET /subscribe/%E0%A4%A HTTP/1.1",
+    `GET /${"a".repeat(20_000)} HTTP/1.1`,
+    "BREW / HTTP/1.1",
+    "GET / HTTP/9.9",
+    "\u0000\u0001\u0002 garbage",
   ];
 
-  it.each(lines.map((line) => [line.length > 60 ? `${line.slice(0, 40)}… (${line.length} characters)` : line, line]))("Should answer %j without crashing, and keep serving", async (_, line) => {
-    const answer = await rawHttp(shim.url, `${line}\r\nHost: shim\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Length: 0\r\n\r\n`);
-    expect(answer).toMatch(/^HTTP\/1\.1 [2-5]\d\d /);
-    expect(await send(shim.url, "/", '["PING"]', H)).toMatchObject({ status: 200, body: '{"result":"PONG"}' });
-  });
+  it.each(lines.map((line) => [line.length > 60 ? `${line.slice(0, 40)}… (${line.length} characters)` : line, line]))(
+    "Should answer %j without crashing, and keep serving",
+    async (_, line) => {
+      const answer = await rawHttp(shim.url, `${line}\r\nHost: shim\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Length: 0\r\n\r\n`);
+      expect(answer).toMatch(/^HTTP\/1\.1 [2-5]\d\d /);
+      expect(await send(shim.url, "/", '["PING"]', H)).toMatchObject({ status: 200, body: '{"result":"PONG"}' });
+    },
+  );
 });
 
 describe("where the shim listens", () => {

@@ -56,9 +56,11 @@ describe("The burst at a window edge", () => {
 
   it("Should decide exactly as the log does when no bucket of the sliding window holds more than two requests", async () => {
     // 10 buckets of 100 ms; two arrivals at most in each 100 ms.
-    const arrivals = fc.uniqueArray(fc.integer({ min: 0, max: 99 }), { minLength: 1, maxLength: 60 }).chain((buckets) =>
-      fc.tuple(...buckets.map((b) => fc.tuple(fc.integer({ min: 0, max: 99 }), fc.integer({ min: 0, max: 99 })).map(([x, y]) => [b * 100 + x, b * 100 + y]))),
-    );
+    const arrivals = fc
+      .uniqueArray(fc.integer({ min: 0, max: 99 }), { minLength: 1, maxLength: 60 })
+      .chain((buckets) =>
+        fc.tuple(...buckets.map((b) => fc.tuple(fc.integer({ min: 0, max: 99 }), fc.integer({ min: 0, max: 99 })).map(([x, y]) => [b * 100 + x, b * 100 + y]))),
+      );
     await fc.assert(
       fc.asyncProperty(arrivals, async (pairs) => {
         const times = pairs.flat().sort((x, y) => x - y);

@@ -27,11 +27,11 @@ function countingFetch(traffic: Traffic): typeof fetch {
     traffic.requests++;
     traffic.paths.add(new URL(String(input)).pathname);
     const headers = new Headers(init?.headers);
-    headers.forEach((value, name) => (traffic.requestBytes += name.length + value.length + 4));
+    for (const [name, value] of headers) traffic.requestBytes += name.length + value.length + 4;
     traffic.requestBytes += String(init?.body ?? "").length;
     const response = await realFetch(input, init);
     const text = await response.text();
-    response.headers.forEach((value, name) => (traffic.responseBytes += name.length + value.length + 4));
+    for (const [name, value] of response.headers) traffic.responseBytes += name.length + value.length + 4;
     traffic.responseBytes += text.length;
     return new Response(text, { status: response.status, headers: response.headers });
   };
@@ -45,7 +45,10 @@ describe("What the client's defaults cost per decision (docs/architecture.md, se
     const { sha1, source } = fixedWindow.script;
     const call = (i: number): [string[], string[]] => {
       const prefix = h.prefix();
-      return [[`${prefix}:list:{c}`, `${prefix}:fixed:{c}:${i}`], [String(T0), "1", "", "", "1", "fixed", "10", "1000", "10", "1"]];
+      return [
+        [`${prefix}:list:{c}`, `${prefix}:fixed:{c}:${i}`],
+        [String(T0), "1", "", "", "1", "fixed", "10", "1000", "10", "1"],
+      ];
     };
     await h.runner.eval(source, ...call(-1)); // cache the script
 

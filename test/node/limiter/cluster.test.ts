@@ -34,10 +34,7 @@ const CROSSSLOT = "CROSSSLOT Keys in request don't hash to the same slot";
 
 const routes: Array<[string, Rule[]]> = [
   ...algorithmNames.map((algorithm): [string, Rule[]] => [algorithm, [{ name: "default", algorithm, limit: 100, windowMs: 60_000 }]]),
-  [
-    `a route with all ${algorithmNames.length} algorithms`,
-    algorithmNames.map((algorithm) => ({ name: algorithm, algorithm, limit: 100, windowMs: 60_000 })),
-  ],
+  [`a route with all ${algorithmNames.length} algorithms`, algorithmNames.map((algorithm) => ({ name: algorithm, algorithm, limit: 100, windowMs: 60_000 }))],
 ];
 
 describe("1,000 concurrent decisions for one client through the shim on a three-master Redis Cluster, limit 100", () => {
@@ -75,7 +72,7 @@ describe("the keys of many clients on a three-master Redis Cluster", () => {
     do {
       const [next, keys] = await redis.scan(cursor, { match: `${prefix}:*`, count: 100 });
       cursor = String(next);
-      keys.forEach((key) => scanned.add(key));
+      for (const key of keys) scanned.add(key);
     } while (cursor !== "0");
     expect(scanned.size).toBe(CLIENTS);
     const sizes = await Promise.all(masters.map((master) => master.dbsize()));
@@ -93,7 +90,9 @@ describe("a route whose rules count different clients, on a three-master Redis C
     const limiter = harness().limiter(rules);
     const decisions = [];
     for (let i = 0; i < 300; i += 50) {
-      const batch = Array.from({ length: 50 }, (_, j) => limiter.limit({ client: `10.0.0.${j}`, clients: [`10.0.0.${j}`, "key:shared"], scope: "api", now: T0 }));
+      const batch = Array.from({ length: 50 }, (_, j) =>
+        limiter.limit({ client: `10.0.0.${j}`, clients: [`10.0.0.${j}`, "key:shared"], scope: "api", now: T0 }),
+      );
       decisions.push(...(await Promise.all(batch)));
     }
     console.log(`cluster: one key over 50 addresses: ${decisions.filter((decision) => decision.allowed).length} of 300 admitted`);
@@ -105,7 +104,10 @@ describe("a route whose rules count different clients, on a three-master Redis C
     const limiter = harness().limiter(rules);
     const entries = createClientEntries(harness().runner, limiter.prefix, ["api"]);
     await entries.setList("key:banned", "deny");
-    expect(await limiter.limit({ client: "10.9.9.9", clients: ["10.9.9.9", "key:banned"], scope: "api", now: T0 })).toMatchObject({ allowed: false, reason: "deny-list" });
+    expect(await limiter.limit({ client: "10.9.9.9", clients: ["10.9.9.9", "key:banned"], scope: "api", now: T0 })).toMatchObject({
+      allowed: false,
+      reason: "deny-list",
+    });
     expect(await entries.deleteList("key:banned", "deny")).toBe(true);
   });
 });
@@ -116,15 +118,34 @@ describe("the shim's answers on a Redis Cluster", () => {
   });
 
   it("Should refuse a transaction whose keys span slots with CROSSSLOT, and run one whose keys share a slot", async () => {
-    expect(await call("/multi-exec", [["SET", "{tx-a}k", "1"], ["SET", "{tx-b}k", "2"]])).toEqual({ status: 400, body: { error: CROSSSLOT } });
-    expect(await call("/multi-exec", [["SET", "{tx-a}k", "1"], ["INCR", "{tx-a}k"], ["GET", "{tx-a}n"]])).toEqual({
+    expect(
+      await call("/multi-exec", [
+        ["SET", "{tx-a}k", "1"],
+        ["SET", "{tx-b}k", "2"],
+      ]),
+    ).toEqual({ status: 400, body: { error: CROSSSLOT } });
+    expect(
+      await call("/multi-exec", [
+        ["SET", "{tx-a}k", "1"],
+        ["INCR", "{tx-a}k"],
+        ["GET", "{tx-a}n"],
+      ]),
+    ).toEqual({
       status: 200,
       body: [{ result: "OK" }, { result: 2 }, { result: null }],
     });
   });
 
   it("Should run a pipeline across slots command by command on each key's master, with one result per command in order", async () => {
-    const pipeline = [["SET", "{p-a}k", "1"], ["SET", "{p-b}k", "x"], ["INCR", "{p-a}k"], ["INCR", "{p-b}k"], ["PING"], ["GET", "{p-a}k"], ["MGET", "{p-a}k", "{p-b}k"]];
+    const pipeline = [
+      ["SET", "{p-a}k", "1"],
+      ["SET", "{p-b}k", "x"],
+      ["INCR", "{p-a}k"],
+      ["INCR", "{p-b}k"],
+      ["PING"],
+      ["GET", "{p-a}k"],
+      ["MGET", "{p-a}k", "{p-b}k"],
+    ];
     expect(await call("/pipeline", pipeline)).toEqual({
       status: 200,
       body: [

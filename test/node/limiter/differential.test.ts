@@ -13,7 +13,11 @@ afterAll(() => h.close());
 
 /** A trace: requests from a few clients, each some ms after the previous, each of some cost. */
 const trace = fc.array(
-  fc.record({ client: fc.constantFrom("a", "b", "c"), gapMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 1_500 })), cost: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({
+    client: fc.constantFrom("a", "b", "c"),
+    gapMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 1_500 })),
+    cost: fc.integer({ min: 1, max: 3 }),
+  }),
   { minLength: 1, maxLength: 60 },
 );
 
@@ -40,7 +44,10 @@ describe("Lua on Redis and the TypeScript model", () => {
   }
 
   it("Should give identical decisions for sliding-window with few buckets, when Workers' clocks disagree by up to 1.5 s", async () => {
-    const lagging = fc.array(fc.record({ client: fc.constantFrom("a", "b"), gapMs: fc.integer({ min: -1_500, max: 1_500 }), cost: fc.integer({ min: 1, max: 3 }) }), { minLength: 1, maxLength: 60 });
+    const lagging = fc.array(
+      fc.record({ client: fc.constantFrom("a", "b"), gapMs: fc.integer({ min: -1_500, max: 1_500 }), cost: fc.integer({ min: 1, max: 3 }) }),
+      { minLength: 1, maxLength: 60 },
+    );
     await fc.assert(
       fc.asyncProperty(lagging, fc.constantFrom(2, 3, 7), (requests, buckets) => runBoth([smallRule("sliding-window", { buckets })], requests, 5_000)),
       { numRuns: 40 },

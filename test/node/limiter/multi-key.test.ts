@@ -19,7 +19,12 @@ const SCOPE = "api";
 
 /** Requests from a few addresses with a few keys, each some ms after the previous, each of some cost. */
 const trace = fc.array(
-  fc.record({ ip: fc.constantFrom("10.0.0.1", "10.0.0.2"), key: fc.constantFrom("key:a", "key:b", "key:c"), gapMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 1_500 })), cost: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({
+    ip: fc.constantFrom("10.0.0.1", "10.0.0.2"),
+    key: fc.constantFrom("key:a", "key:b", "key:c"),
+    gapMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 1_500 })),
+    cost: fc.integer({ min: 1, max: 3 }),
+  }),
   { minLength: 1, maxLength: 60 },
 );
 

@@ -40,7 +40,15 @@ describe("createRedisRunner against the shim", () => {
 
   it("Should make one try and say network when nothing listens", async () => {
     let calls = 0;
-    const runner = createRedisRunner({ url: "http://127.0.0.1:9", token: TOKEN, timeoutMs: 5_000, fetch: (i, o) => (calls++, fetch(i, o)) });
+    const runner = createRedisRunner({
+      url: "http://127.0.0.1:9",
+      token: TOKEN,
+      timeoutMs: 5_000,
+      fetch: (i, o) => {
+        calls++;
+        return fetch(i, o);
+      },
+    });
     expect((await failure(runner.eval("return 1", [], []))).kind).toBe("network");
     expect(calls).toBe(1);
   });
@@ -86,7 +94,10 @@ describe("createRedisRunner against the shim", () => {
       url: h.shim.url,
       token: TOKEN,
       timeoutMs: 5_000,
-      fetch: (input, init) => ((sent = new Headers(init?.headers)), fetch(input, init)),
+      fetch: (input, init) => {
+        sent = new Headers(init?.headers);
+        return fetch(input, init);
+      },
     });
     expect(await runner.eval("return {1, 2}", [], [])).toEqual([1, 2]);
     expect([...sent!.keys()].sort()).toEqual(["authorization", "content-type"]);

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { Redis } from "@upstash/redis/cloudflare";
 import { describe, expect, it } from "vitest";
-import { testApp, uniqueIpv4, uniquePrefix } from "../helpers";
+import { testApp, uniqueIpv4, uniquePrefix } from "../helpers.ts";
 
 // Who a request is counted against, under hostile headers. The client's bucket is read back from
 // Redis (through the shim): the key is `<prefix>:fixed:{<client>}:<window>`.
@@ -79,19 +79,41 @@ describe("unusual and hostile CF-Connecting-IP values", () => {
     ["2001:db8::", "2001:db8::/64"],
   ];
 
-  it.each(table.map(([value, identity]) => [value.length > 40 ? `${value.slice(0, 20)}…` : value, value, identity]))("Should count %j as the documented identity", async (_, value, identity) => {
-    const prefix = uniquePrefix();
-    const t = testApp({ KEY_PREFIX: prefix });
-    const res = await t.request("/", { headers: { "cf-connecting-ip": value } });
-    expect(res.status).toBe(200);
-    expect(await clientsIn(prefix)).toEqual([identity]);
-  });
+  it.each(table.map(([value, identity]) => [value.length > 40 ? `${value.slice(0, 20)}…` : value, value, identity]))(
+    "Should count %j as the documented identity",
+    async (_, value, identity) => {
+      const prefix = uniquePrefix();
+      const t = testApp({ KEY_PREFIX: prefix });
+      const res = await t.request("/", { headers: { "cf-connecting-ip": value } });
+      expect(res.status).toBe(200);
+      expect(await clientsIn(prefix)).toEqual([identity]);
+    },
+  );
 
   const garbage = [
-    "not-an-ip", "1.2.3", "1.2.3.4.5", "256.1.1.1", "01.2.3.4", "0x7f.0.0.1", "2130706433", "1.2.3.4, 5.6.7.8",
-    "1.2.3.4:443", "[2001:db8::1]:443", "1::2::3", "2001:db8:1:2:3:4:5:6:7", "12345::", "::ffff:999.1.1.1",
-    "unknown", "203.0.113.7}", "{203.0.113.7}", "rate:fixed:{1.1.1.1}", "%31.2.3.4", String.fromCharCode(...new TextEncoder().encode("١.٢.٣.٤")),
-    "x".repeat(8192), "1".repeat(4000), ":".repeat(2000),
+    "not-an-ip",
+    "1.2.3",
+    "1.2.3.4.5",
+    "256.1.1.1",
+    "01.2.3.4",
+    "0x7f.0.0.1",
+    "2130706433",
+    "1.2.3.4, 5.6.7.8",
+    "1.2.3.4:443",
+    "[2001:db8::1]:443",
+    "1::2::3",
+    "2001:db8:1:2:3:4:5:6:7",
+    "12345::",
+    "::ffff:999.1.1.1",
+    "unknown",
+    "203.0.113.7}",
+    "{203.0.113.7}",
+    "rate:fixed:{1.1.1.1}",
+    "%31.2.3.4",
+    String.fromCharCode(...new TextEncoder().encode("١.٢.٣.٤")),
+    "x".repeat(8192),
+    "1".repeat(4000),
+    ":".repeat(2000),
   ];
 
   it("Should put every garbage or oversized value in the shared unknown bucket, with one warning, never an error", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { testApp, uniqueIpv4 } from "../helpers";
+import { testApp, uniqueIpv4 } from "../helpers.ts";
 
 // One strict route (1 per minute on /login), a lenient default and an unlimited public area: a
 // spelling of /login that landed anywhere else would get a 200 after the login quota is spent.
@@ -50,7 +50,13 @@ describe("path and host tricks", () => {
     const t = testApp(vars);
     const ip = uniqueIpv4();
     expect((await t.get("/login", ip)).status).toBe(200);
-    for (const url of ["https://example.com/public/login", "https://example.com/logout", "https://www.example.com/login", "https://example.com.evil.test/login", "https://example.com/api/login"]) {
+    for (const url of [
+      "https://example.com/public/login",
+      "https://example.com/logout",
+      "https://www.example.com/login",
+      "https://example.com.evil.test/login",
+      "https://example.com/api/login",
+    ]) {
       const res = await t.request(url, { ip });
       expect({ url, status: res.status }).toEqual({ url, status: 200 });
     }

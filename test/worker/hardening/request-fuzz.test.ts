@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { testApp } from "../helpers";
+import { testApp } from "../helpers.ts";
 
 // Hostile requests against the real stack (shim, Redis, echo origin): any method, path, host,
 // client address and forwarding header. The Worker answers each one, as the origin or as a 429,
@@ -11,10 +11,29 @@ const request = fc.record({
   method: fc.constantFrom("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"),
   host: fc.oneof(fc.domain(), fc.constantFrom("EXAMPLE.com.", "example.com:8443", "127.0.0.1", "[::1]", "xn--nxasmq6b.example")),
   path: fc.array(segment, { maxLength: 8 }).map((parts) => `/${parts.join("/")}`),
-  query: fc.oneof(fc.constant(""), fc.webQueryParameters().map((q) => `?${q}`)),
-  ip: fc.oneof(fc.ipV4(), fc.ipV6(), fc.ipV4Extended(), fc.string({ maxLength: 60 }).map((s) => s.replace(/[^\x20-\x7e]/g, ""))),
+  query: fc.oneof(
+    fc.constant(""),
+    fc.webQueryParameters().map((q) => `?${q}`),
+  ),
+  ip: fc.oneof(
+    fc.ipV4(),
+    fc.ipV6(),
+    fc.ipV4Extended(),
+    fc.string({ maxLength: 60 }).map((s) => s.replace(/[^\x20-\x7e]/g, "")),
+  ),
   headers: fc.dictionary(
-    fc.constantFrom("x-forwarded-for", "true-client-ip", "forwarded", "x-real-ip", "x-api-key", "accept", "connection", "upgrade", "content-type", "upstash-encoding"),
+    fc.constantFrom(
+      "x-forwarded-for",
+      "true-client-ip",
+      "forwarded",
+      "x-real-ip",
+      "x-api-key",
+      "accept",
+      "connection",
+      "upgrade",
+      "content-type",
+      "upstash-encoding",
+    ),
     fc.string({ maxLength: 200 }).map((s) => s.replace(/[^\x20-\x7e]/g, "")),
   ),
 });

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createApp } from "../../../src/app";
-import { readSettings } from "../../../src/settings";
-import { baseVars, testApp, uniqueIpv4 } from "../helpers";
+import { createApp } from "../../../src/app.ts";
+import { readSettings } from "../../../src/settings.ts";
+import { baseVars, testApp, uniqueIpv4 } from "../helpers.ts";
 
 // The Upstash token must never show: not in a log line (the console is captured, the apps use the
 // default logger), an error message, an answer (body or header), or a header the origin receives
