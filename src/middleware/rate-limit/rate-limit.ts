@@ -10,6 +10,7 @@ import { problemResponse } from "../../answers";
 import { type Block, blockFor, blockKey } from "../../block-cache";
 import type { RouteSettings } from "../../config/types";
 import { type CfFields, decisionEvent, type Outcome } from "../../events/decision-event";
+import { addHeaders } from "../../headers/add-headers";
 import { type HeaderList, rateLimitHeaders, retryAfterSeconds } from "../../headers/rate-limit-headers";
 import { clientAddress, identify } from "../../keys/identify";
 import { listVerdict } from "../../lists/verdict";
@@ -55,7 +56,7 @@ export function rateLimitWith(runtimes: Runtimes): RateLimitMiddleware {
   return async function rateLimit(c, next) {
     const runtime = runtimes(c.env);
     const { settings, log } = runtime;
-    const route = runtime.match(new URL(c.req.url), c.req.method) ?? runtime.defaultRoute;
+    const route = runtime.match(c.req.url, c.req.method) ?? runtime.defaultRoute;
     const cf = (c.req.raw as { cf?: CfFields }).cf;
     const network = { country: typeof cf?.country === "string" ? cf.country : undefined, asn: typeof cf?.asn === "number" ? cf.asn : undefined };
     c.set("rateLimit", { route: route.settings });
@@ -121,7 +122,7 @@ export function rateLimitWith(runtimes: Runtimes): RateLimitMiddleware {
       throw new HTTPException(429, { res: problemResponse(429, detail, c.req.header("accept"), headers) });
     }
     await next();
-    for (const [name, value] of headers) c.header(name, value);
+    addHeaders(c, headers);
     if (!countsAll && (route.settings.count as readonly number[]).includes(c.res.status)) {
       // Charged after the answer, so the client waits for nothing; a charge refused because the
       // budget ran out meanwhile starts the block as a decision would.
@@ -169,9 +170,8 @@ function retryAfterOnly(decision: Decision, now: number): HeaderList {
 
 /** Sends the request's decision event to the runtime's sink (never awaited; never throws). */
 function emit(runtime: Runtime, c: Context, route: CompiledRoute, outcome: Outcome, decision?: Decision, redisMs = 0, client?: string): void {
-  const cf = (c.req.raw as { cf?: CfFields }).cf;
-  const event = decisionEvent(outcome, route.name, route.settings.rules, decision, redisMs, cf);
-  runtime.send(event, client, (c.env as { RATEWALL_ANALYTICS?: unknown } | undefined)?.RATEWALL_ANALYTICS, (work) => defer(c, work));
+  const build = () => decisionEvent(outcome, route.name, route.settings.rules, decision, redisMs, (c.req.raw as { cf?: CfFields }).cf);
+  runtime.send(build, client, (c.env as { RATEWALL_ANALYTICS?: unknown } | undefined)?.RATEWALL_ANALYTICS, (work) => defer(c, work));
 }
 
 /** Keeps `work` alive after the response where the runtime offers `waitUntil`; elsewhere it simply runs. */

@@ -17,7 +17,8 @@ import type { Policy } from "../../limiter/plan";
 import type { Limiter, ScriptRunner } from "../../limiter/types";
 import { createRedisRunner } from "../../redis/client";
 import { compileLevel, type ListLevel } from "../../lists/verdict";
-import { compileRoutes, type RouteMatcher } from "../../routing/match";
+import { compileRoutes } from "../../routing/match";
+import { type CachedRouteMatcher, memoizeRoutes } from "../../routing/route-cache";
 import { settingsFor, type Vars } from "../../settings";
 import { consoleLogger, type Logger, redact } from "./log";
 
@@ -42,7 +43,8 @@ export interface CompiledRoute {
 /** The per-settings state of the middleware. */
 export interface Runtime {
   settings: Settings;
-  match: RouteMatcher<CompiledRoute>;
+  /** The route for a request's URL text and method (parsed once per distinct URL, not per request). */
+  match: CachedRouteMatcher<CompiledRoute>;
   defaultRoute: CompiledRoute;
   /** Every route by {@link CompiledRoute.name}, the default one included (the admin API's `route=`). */
   routesByName: ReadonlyMap<string, CompiledRoute>;
@@ -91,7 +93,7 @@ export type Runtimes = (env: unknown) => Runtime;
  *
  * @example
  * const runtimes = createRuntimes({ vars: env });
- * runtimes(c.env).match(new URL(c.req.url));
+ * runtimes(c.env).match(c.req.url, c.req.method);
  */
 export function createRuntimes(options: RuntimeOptions): Runtimes {
   const bySettings = new WeakMap<Settings, Runtime>();
@@ -140,7 +142,7 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
   const log = redact(redact(options.log ?? consoleLogger, settings.redis.token), settings.adminToken ?? "");
   return {
     settings,
-    match: compileRoutes(routes),
+    match: memoizeRoutes(compileRoutes(routes)),
     defaultRoute,
     routesByName: new Map([[DEFAULT_ROUTE_NAME, defaultRoute], ...routes.map((route) => [route.name, route] as const)]),
     blocks: createBlockCache(options.blockCacheSize ?? 10_000),
