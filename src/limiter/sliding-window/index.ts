@@ -17,8 +17,7 @@
  * - Con: a bigger script than the two counters (HGETALL, a loop over the buckets), and about 7 bytes
  *   of Redis per bucket in use.
  */
-import type { Algorithm } from "../algorithm";
-import { checkSlidingWindow } from "./model";
+import type { AlgorithmSpec } from "../algorithm";
 import { lua, sha1, SLOTS, source } from "./script";
 
 /** The most buckets a rule may ask for: the window then spans up to 101, within the hash's {@link SLOTS}. */
@@ -28,12 +27,12 @@ export const MAX_BUCKETS = 100;
 export const DEFAULT_BUCKETS = 32;
 
 /**
- * The sliding-window algorithm for the registry in ../index.ts.
+ * The sliding-window algorithm for the catalog in ../catalog.ts.
  *
  * @example
  * createLimiter([{ name: "api", algorithm: "sliding-window", limit: 1_000, windowMs: 60_000, buckets: 32 }], deps)
  */
-export const slidingWindow: Algorithm = {
+export const slidingWindow: AlgorithmSpec = {
   name: "sliding-window",
   tag: "buckets",
   script: { source, sha1 },
@@ -47,5 +46,4 @@ export const slidingWindow: Algorithm = {
     if (limit >= 2 ** 37) return `limit must be below 2^37 for sliding-window, got ${limit}`;
     return undefined;
   },
-  check: checkSlidingWindow,
 };

@@ -12,7 +12,10 @@ import type { DecisionEvent } from "../../events/decision-event";
 import { createEventSink, type EventSink } from "../../events/event-sink";
 import { policyHeader } from "../../headers/rate-limit-headers";
 import type { IdentifyOptions } from "../../keys/identify";
-import { type ClientEntries, createClientEntries, createLimiter } from "../../limiter";
+// Not the ../../limiter barrel: it also exports the in-memory limiter, whose models the Worker
+// does not need (docs/architecture.md, "The in-memory model").
+import { createLimiter } from "../../limiter/create-limiter";
+import { type ClientEntries, createClientEntries } from "../../limiter/entries";
 import type { Policy } from "../../limiter/plan";
 import type { Limiter, ScriptRunner } from "../../limiter/types";
 import { createRedisRunner } from "../../redis/client";
