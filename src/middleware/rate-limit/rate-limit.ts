@@ -1,10 +1,12 @@
 /**
  * @module `rateLimit(options)`: the Hono middleware. Per request: match the route → identify the
  * client → ask the block cache → one limiter call → one decision event → headers → `next()`, or
- * a 429 thrown as `HTTPException` carrying its finished response (hono's basic-auth style).
+ * a 429 thrown as `HTTPException` carrying its finished response (hono's basic-auth style), or
+ * returned as it is where the app asks for that (the Worker's, src/app.ts).
  * `MODE=shadow` decides and logs but never refuses; `FAILURE_MODE` says what a Redis failure does.
  */
 import type { Context, MiddlewareHandler } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { HTTPException } from "hono/http-exception";
 import { problemResponse } from "../../answers";
 import { type Block, blockFor, blockKey } from "../../block-cache";
@@ -52,7 +54,13 @@ export function rateLimit(options: RateLimitOptions = {}): RateLimitMiddleware {
  * const runtimes = createRuntimes(options);
  * app.use(adminApi(runtimes)).use(rateLimitWith(runtimes));
  */
-export function rateLimitWith(runtimes: Runtimes): RateLimitMiddleware {
+export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { throwRefusals?: boolean } = {}): RateLimitMiddleware {
+  // An app that maps HTTPException to its response anyway (the Worker's) may take the answer as
+  // returned: constructing the exception costs more than the rest of a refusal from memory.
+  const refuse = (status: ContentfulStatusCode, res: Response): Response => {
+    if (throwRefusals) throw new HTTPException(status, { res });
+    return res;
+  };
   return async function rateLimit(c, next) {
     const runtime = runtimes(c.env);
     const { settings, log } = runtime;
@@ -64,7 +72,7 @@ export function rateLimitWith(runtimes: Runtimes): RateLimitMiddleware {
       const verdict = listVerdict(route.lists, { ip: clientAddress(c.req.raw.headers, settings.trustedProxies), ...network });
       if (verdict === "deny") {
         emit(runtime, c, route, "denied");
-        throw new HTTPException(403, { res: problemResponse(403, "This client is not allowed here.", c.req.header("accept")) });
+        return refuse(403, problemResponse(403, "This client is not allowed here.", c.req.header("accept")));
       }
       if (verdict === "allow") {
         emit(runtime, c, route, "allow-listed");
@@ -117,9 +125,9 @@ export function rateLimitWith(runtimes: Runtimes): RateLimitMiddleware {
     const all = decision.reason === "deny-list" ? retryAfterOnly(decision, now) : rateLimitHeaders(decision, route.policyFor(decision.tier), now, settings.headers);
     const headers = enforce ? all : all.filter(([name]) => name !== "Retry-After");
     if (!decision.allowed && enforce) {
-      if (decision.reason === "deny-list") throw new HTTPException(403, { res: problemResponse(403, "This client is not allowed here.", c.req.header("accept"), headers) });
+      if (decision.reason === "deny-list") return refuse(403, problemResponse(403, "This client is not allowed here.", c.req.header("accept"), headers));
       const detail = `Rate limit "${decision.rule}" exceeded; retry after ${retryAfterSeconds(decision, now)} s.`;
-      throw new HTTPException(429, { res: problemResponse(429, detail, c.req.header("accept"), headers) });
+      return refuse(429, problemResponse(429, detail, c.req.header("accept"), headers));
     }
     await next();
     addHeaders(c, headers);
@@ -144,7 +152,7 @@ export function rateLimitWith(runtimes: Runtimes): RateLimitMiddleware {
       const failed: Decision = { allowed: open, rule: "", rules: [], reason: failure.kind === "timeout" ? "redis-timeout" : "redis-error" };
       c.set("rateLimit", { route: route.settings, decision: failed });
       emit(runtime, c, route, open ? "failed-open" : "failed-closed", undefined, ms, identity.client);
-      if (!open) throw new HTTPException(503, { res: problemResponse(503, "The rate limiter is unavailable; try again shortly.", c.req.header("accept")) });
+      if (!open) return refuse(503, problemResponse(503, "The rate limiter is unavailable; try again shortly.", c.req.header("accept")));
       return next();
     }
   };
