@@ -22,7 +22,7 @@ import { problemJson } from "../answers";
 import { blockFor, blockKey } from "../block-cache";
 import { retryAfterSeconds } from "../headers/rate-limit-headers";
 import { identify } from "../keys/identify";
-import { createLimiter } from "../limiter";
+import { createLimiter } from "../limiter/create-limiter";
 import type { Decision, Limiter } from "../limiter/types";
 import { normalizeForMatch } from "../routing/normalize";
 import type { Runtime, Runtimes } from "../middleware/rate-limit/runtime";

@@ -3,7 +3,7 @@
  * {@link Rule}. A rule is `"<count>/<window>"` for every algorithm (docs/architecture.md, "The algorithms"),
  * or an object when it needs a name, another algorithm, a token-bucket burst or sliding-window buckets.
  */
-import { algorithmNames } from "../limiter/registry";
+import { algorithmNames } from "../limiter/catalog";
 import { MAX_BUCKETS } from "../limiter/sliding-window";
 import type { AlgorithmName } from "../limiter/types";
 import { parseDuration } from "./duration";

@@ -4,10 +4,10 @@
  * ./assemble-script.ts. Pure; shared by the Redis limiter and the in-memory one.
  */
 import { buildKey } from "../keys/build-key";
-import type { Algorithm, RuleParams } from "./algorithm";
+import type { AlgorithmSpec as Algorithm, RuleParams } from "./algorithm";
 import type { LimiterScript } from "./assemble-script";
 import * as multiRule from "./multi-rule/script";
-import { algorithmByName } from "./registry";
+import { algorithmByName } from "./catalog";
 import type { LimitRequest, Rule } from "./types";
 
 /** One tier's rules (or a route's only rules, named ""), compiled. */

@@ -1,44 +1,34 @@
 /**
- * @module The algorithm registry: the names `RATE_LIMIT_ALGORITHM` and `ROUTES[].rules[].algorithm`
- * accept, each mapped to its implementation. The config parser validates against this same map.
+ * @module The algorithm registry: every algorithm of ./catalog.ts with its TypeScript model, for
+ * the in-memory limiter, the differential test and the bench's traces. The Worker's path imports
+ * ./catalog.ts instead, so that the models stay out of its bundle.
  */
 import type { Algorithm } from "./algorithm";
-import { fixedWindow } from "./fixed-window";
-import { slidingLog } from "./sliding-log";
-import { slidingWindow } from "./sliding-window";
-import { slidingWindowApprox } from "./sliding-window-approx";
-import { tokenBucket } from "./token-bucket";
+import { algorithmSpecs, isAlgorithmName } from "./catalog";
+import { checkFixedWindow } from "./fixed-window/model";
+import { checkSlidingLog } from "./sliding-log/model";
+import { checkSlidingWindow } from "./sliding-window/model";
+import { checkSlidingWindowApprox } from "./sliding-window-approx/model";
+import { checkTokenBucket } from "./token-bucket/model";
 import type { AlgorithmName } from "./types";
 
+export { algorithmNames, isAlgorithmName } from "./catalog";
+
 /**
- * Every algorithm by name.
+ * Every algorithm by name, model included.
  *
  * @example
  * Object.keys(algorithms) // ["fixed-window", "sliding-log", "sliding-window", "sliding-window-approx", "token-bucket"]
  */
 export const algorithms: Readonly<Record<AlgorithmName, Algorithm>> = {
-  "fixed-window": fixedWindow,
-  "sliding-log": slidingLog,
-  "sliding-window": slidingWindow,
-  "sliding-window-approx": slidingWindowApprox,
-  "token-bucket": tokenBucket,
+  "fixed-window": { ...algorithmSpecs["fixed-window"], check: checkFixedWindow },
+  "sliding-log": { ...algorithmSpecs["sliding-log"], check: checkSlidingLog },
+  "sliding-window": { ...algorithmSpecs["sliding-window"], check: checkSlidingWindow },
+  "sliding-window-approx": { ...algorithmSpecs["sliding-window-approx"], check: checkSlidingWindowApprox },
+  "token-bucket": { ...algorithmSpecs["token-bucket"], check: checkTokenBucket },
 };
 
-/** The algorithm names, in the registry's order (for messages like `expected one of …`). */
-export const algorithmNames = Object.keys(algorithms) as readonly AlgorithmName[];
-
-/**
- * True when `name` is an algorithm's name.
- *
- * @example
- * isAlgorithmName("sliding-log") // true
- * isAlgorithmName("leaky-bucket") // false
- */
-export function isAlgorithmName(name: string): name is AlgorithmName {
-  return Object.hasOwn(algorithms, name);
-}
-
-/** The algorithm named `name`, or undefined. */
+/** The algorithm named `name`, model included, or undefined. */
 export function algorithmByName(name: string): Algorithm | undefined {
   return isAlgorithmName(name) ? algorithms[name] : undefined;
 }
