@@ -44,7 +44,7 @@ export function createApp(deps: AppDeps = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.use(adminApi(runtimes));
-  app.use(rateLimitWith(runtimes));
+  app.use(rateLimitWith(runtimes, { throwRefusals: false }));
   app.all("*", function forward(c) {
     const { settings } = runtimes(c.env);
     const origin = c.get("rateLimit")?.route.origin ?? settings.defaultRoute.origin;

@@ -22,7 +22,7 @@ import { problemJson } from "../answers.ts";
 import { blockFor, blockKey } from "../block-cache.ts";
 import { retryAfterSeconds } from "../headers/rate-limit-headers.ts";
 import { identify } from "../keys/identify.ts";
-import { createLimiter } from "../limiter/index.ts";
+import { createLimiter } from "../limiter/create-limiter.ts";
 import type { Decision, Limiter } from "../limiter/types.ts";
 import { normalizeForMatch } from "../routing/normalize.ts";
 import type { Runtime, Runtimes } from "../middleware/rate-limit/runtime.ts";

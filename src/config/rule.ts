@@ -3,7 +3,7 @@
  * {@link Rule}. A rule is `"<count>/<window>"` for every algorithm (docs/architecture.md, "The algorithms"),
  * or an object when it needs a name, another algorithm, a token-bucket burst or sliding-window buckets.
  */
-import { algorithmNames } from "../limiter/registry.ts";
+import { algorithmNames } from "../limiter/catalog.ts";
 import { MAX_BUCKETS } from "../limiter/sliding-window/index.ts";
 import type { AlgorithmName } from "../limiter/types.ts";
 import { parseDuration } from "./duration.ts";

@@ -14,8 +14,11 @@ import type { Settings } from "../config/types.ts";
 import { isAnalyticsDataset, toDataPoint } from "./analytics-engine.ts";
 import type { DecisionEvent } from "./decision-event.ts";
 
-/** Sends one event; `dataset` is the request's `env.RATEWALL_ANALYTICS`, if any. */
-export type EventSink = (event: DecisionEvent, client: string | undefined, dataset: unknown, defer: (work: Promise<unknown>) => void) => void;
+/**
+ * Sends one event; `dataset` is the request's `env.RATEWALL_ANALYTICS`, if any. The event is
+ * built by `build`, called only when something receives it: most Workers bind no dataset.
+ */
+export type EventSink = (build: () => DecisionEvent, client: string | undefined, dataset: unknown, defer: (work: Promise<unknown>) => void) => void;
 
 /** Hashed clients remembered per isolate: a flood from one client hashes once, not per request. */
 const HASHES_KEPT = 10_000;
@@ -25,7 +28,7 @@ const HASHES_KEPT = 10_000;
  *
  * @example
  * const send = createEventSink({ client: "hashed", secret: settings.redis.token, log });
- * send(event, "203.0.113.7", env.RATEWALL_ANALYTICS, (work) => ctx.waitUntil(work));
+ * send(() => event, "203.0.113.7", env.RATEWALL_ANALYTICS, (work) => ctx.waitUntil(work));
  */
 export function createEventSink(options: {
   client: Settings["analytics"]["client"];
@@ -46,8 +49,9 @@ export function createEventSink(options: {
       options.log({ level: "warn", event: "analytics-failure", cause: error instanceof Error ? error.message : String(error) });
     }
   };
-  return (event, client, dataset, defer) => {
+  return (build, client, dataset, defer) => {
     if (options.onEvent === undefined && !isAnalyticsDataset(dataset)) return;
+    const event = build();
     if (options.client === "none" || client === undefined) return deliver(event, dataset);
     if (options.client === "plain") return deliver({ ...event, client }, dataset);
     const hashed = hashes.get(client);

@@ -1,7 +1,8 @@
 /**
  * @module What every algorithm provides: its Lua fragment and single-rule script, its keys, and
  * the TypeScript model of the same check (the in-memory store and the oracle of the differential
- * test). The registry in ./index.ts maps names to these.
+ * test). ./catalog.ts maps names to the specs (what the Worker bundles), ./registry.ts to the
+ * algorithms with their models.
  */
 import type { LimiterScript } from "./assemble-script.ts";
 import type { ModelStore } from "./memory/model-store.ts";
@@ -36,8 +37,11 @@ export interface RuleCheck {
   charge(): void;
 }
 
-/** An algorithm: Lua for Redis and a mirror-image TypeScript model of the same arithmetic. */
-export interface Algorithm {
+/**
+ * What the Worker needs of an algorithm: its Lua, its keys and its rule checks. The TypeScript
+ * model is kept apart ({@link Algorithm}), so that it never enters the Worker's bundle.
+ */
+export interface AlgorithmSpec {
   readonly name: AlgorithmName;
   /** Short tag: the key segment after the prefix, and the Lua dispatch name. */
   readonly tag: string;
@@ -51,6 +55,10 @@ export interface Algorithm {
   readonly defaultBuckets?: number;
   /** Why a rule's numbers cannot work with this algorithm (beyond the checks every rule gets), or undefined. */
   refuses?(rule: RuleParams): string | undefined;
+}
+
+/** An algorithm: Lua for Redis and a mirror-image TypeScript model of the same arithmetic. */
+export interface Algorithm extends AlgorithmSpec {
   /** The model: the same check as the Lua, over an in-memory store. */
   check(store: ModelStore, keys: string[], now: number, cost: number, rule: RuleParams): RuleCheck;
 }

@@ -4,10 +4,10 @@
  * ./assemble-script.ts. Pure; shared by the Redis limiter and the in-memory one.
  */
 import { buildKey } from "../keys/build-key.ts";
-import type { Algorithm, RuleParams } from "./algorithm.ts";
+import type { AlgorithmSpec as Algorithm, RuleParams } from "./algorithm.ts";
 import type { LimiterScript } from "./assemble-script.ts";
 import * as multiRule from "./multi-rule/script.ts";
-import { algorithmByName } from "./registry.ts";
+import { algorithmByName } from "./catalog.ts";
 import type { LimitRequest, Rule } from "./types.ts";
 
 /** One tier's rules (or a route's only rules, named ""), compiled. */

@@ -1,44 +1,34 @@
 /**
- * @module The algorithm registry: the names `RATE_LIMIT_ALGORITHM` and `ROUTES[].rules[].algorithm`
- * accept, each mapped to its implementation. The config parser validates against this same map.
+ * @module The algorithm registry: every algorithm of ./catalog.ts with its TypeScript model, for
+ * the in-memory limiter, the differential test and the bench's traces. The Worker's path imports
+ * ./catalog.ts instead, so that the models stay out of its bundle.
  */
 import type { Algorithm } from "./algorithm.ts";
-import { fixedWindow } from "./fixed-window/index.ts";
-import { slidingLog } from "./sliding-log/index.ts";
-import { slidingWindow } from "./sliding-window/index.ts";
-import { slidingWindowApprox } from "./sliding-window-approx/index.ts";
-import { tokenBucket } from "./token-bucket/index.ts";
+import { algorithmSpecs, isAlgorithmName } from "./catalog.ts";
+import { checkFixedWindow } from "./fixed-window/model.ts";
+import { checkSlidingLog } from "./sliding-log/model.ts";
+import { checkSlidingWindow } from "./sliding-window/model.ts";
+import { checkSlidingWindowApprox } from "./sliding-window-approx/model.ts";
+import { checkTokenBucket } from "./token-bucket/model.ts";
 import type { AlgorithmName } from "./types.ts";
 
+export { algorithmNames, isAlgorithmName } from "./catalog.ts";
+
 /**
- * Every algorithm by name.
+ * Every algorithm by name, model included.
  *
  * @example
  * Object.keys(algorithms) // ["fixed-window", "sliding-log", "sliding-window", "sliding-window-approx", "token-bucket"]
  */
 export const algorithms: Readonly<Record<AlgorithmName, Algorithm>> = {
-  "fixed-window": fixedWindow,
-  "sliding-log": slidingLog,
-  "sliding-window": slidingWindow,
-  "sliding-window-approx": slidingWindowApprox,
-  "token-bucket": tokenBucket,
+  "fixed-window": { ...algorithmSpecs["fixed-window"], check: checkFixedWindow },
+  "sliding-log": { ...algorithmSpecs["sliding-log"], check: checkSlidingLog },
+  "sliding-window": { ...algorithmSpecs["sliding-window"], check: checkSlidingWindow },
+  "sliding-window-approx": { ...algorithmSpecs["sliding-window-approx"], check: checkSlidingWindowApprox },
+  "token-bucket": { ...algorithmSpecs["token-bucket"], check: checkTokenBucket },
 };
 
-/** The algorithm names, in the registry's order (for messages like `expected one of …`). */
-export const algorithmNames = Object.keys(algorithms) as readonly AlgorithmName[];
-
-/**
- * True when `name` is an algorithm's name.
- *
- * @example
- * isAlgorithmName("sliding-log") // true
- * isAlgorithmName("leaky-bucket") // false
- */
-export function isAlgorithmName(name: string): name is AlgorithmName {
-  return Object.hasOwn(algorithms, name);
-}
-
-/** The algorithm named `name`, or undefined. */
+/** The algorithm named `name`, model included, or undefined. */
 export function algorithmByName(name: string): Algorithm | undefined {
   return isAlgorithmName(name) ? algorithms[name] : undefined;
 }

@@ -6,11 +6,11 @@ import { deleteEntry, setEntry } from "./entries/script.ts";
 import * as multiRule from "./multi-rule/script.ts";
 import * as reset from "./reset/script.ts";
 import * as status from "./status/script.ts";
-import { algorithms } from "./registry.ts";
+import { algorithmSpecs } from "./catalog.ts";
 
 /** Each script the limiter can send: every algorithm's own, by its registry name, then the multi-rule one, and the admin API's status, reset and entry scripts. */
 export const limiterScripts: Readonly<Record<string, LimiterScript>> = {
-  ...Object.fromEntries(Object.entries(algorithms).map(([name, algorithm]) => [name, algorithm.script])),
+  ...Object.fromEntries(Object.entries(algorithmSpecs).map(([name, algorithm]) => [name, algorithm.script])),
   "multi-rule": multiRule,
   status,
   reset,

@@ -73,7 +73,7 @@ describe("forwardToOrigin", () => {
 
 describe("targetUrl", () => {
   it("Should keep the request's URL without an origin, and prefix an origin's path", () => {
-    expect(targetUrl(new URL("https://a.test/x?y=1"), undefined).href).toBe("https://a.test/x?y=1");
-    expect(targetUrl(new URL("https://a.test/x?y=1"), "https://b.test/api/").href).toBe("https://b.test/api/x?y=1");
+    expect(targetUrl(new URL("https://a.test/x?y=1"), undefined)).toBe("https://a.test/x?y=1");
+    expect(targetUrl(new URL("https://a.test/x?y=1"), "https://b.test/api/")).toBe("https://b.test/api/x?y=1");
   });
 });

@@ -59,7 +59,8 @@ export function createRedisRunner(options: RedisRunnerOptions): ScriptRunner {
 function createRequest({ url, token, timeoutMs, fetch: fetchImpl }: RedisRunnerOptions) {
   const endpoint = url.replace(/\/$/, "");
   const send = fetchImpl ?? ((input: Parameters<typeof fetch>[0], init?: RequestInit) => fetch(input, init));
-  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  // Built once: fetch copies a Headers natively, where it reads a plain object key by key.
+  const headers = new Headers({ authorization: `Bearer ${token}`, "content-type": "application/json" });
   return async function request(body: [string, ...(string | number)[]]): Promise<unknown> {
     const command = body[0];
     const signal = AbortSignal.timeout(timeoutMs);

@@ -6,21 +6,19 @@
  * - Con: exact per window, but admits up to 2× the limit across a window edge (a burst at the end
  *   of one window and another at the start of the next).
  */
-import type { Algorithm } from "../algorithm.ts";
-import { checkFixedWindow } from "./model.ts";
+import type { AlgorithmSpec } from "../algorithm.ts";
 import { lua, sha1, source } from "./script.ts";
 
 /**
- * The fixed-window algorithm for the registry in ../index.ts.
+ * The fixed-window algorithm for the catalog in ../catalog.ts.
  *
  * @example
  * createLimiter([{ name: "default", algorithm: "fixed-window", limit: 100, windowMs: 60_000 }], deps)
  */
-export const fixedWindow: Algorithm = {
+export const fixedWindow: AlgorithmSpec = {
   name: "fixed-window",
   tag: "fixed",
   script: { source, sha1 },
   lua,
   keys: (baseKey, { windowMs }, now) => [`${baseKey}:${Math.floor(now / windowMs)}`],
-  check: checkFixedWindow,
 };

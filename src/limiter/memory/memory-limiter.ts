@@ -7,6 +7,7 @@ import type { RuleCheck } from "../algorithm.ts";
 import { compilePlan, type Policy } from "../plan.ts";
 import { parseReply } from "../reply.ts";
 import type { Limiter, LimitRequest } from "../types.ts";
+import { algorithms } from "../registry.ts";
 import { ModelStore } from "./model-store.ts";
 
 /** Options of {@link createMemoryLimiter}. */
@@ -59,7 +60,7 @@ export function createMemoryLimiter(policy: Policy, { prefix = "rate", store = n
     let chosen = plan.groups.findIndex((group) => group.name === tier);
     if (chosen < 0) chosen = plan.groups.findIndex((group) => group.name === plan.defaultTier);
     const group = plan.groups[chosen]!;
-    const checks = () => group.algorithms.map((algorithm, i) => algorithm.check(store, keys.groups[chosen]![i]!, now, cost, group.params[i]!));
+    const checks = () => group.algorithms.map((algorithm, i) => algorithms[algorithm.name].check(store, keys.groups[chosen]![i]!, now, cost, group.params[i]!));
     return tail({ listed, listTtl, chosen: chosen + 1 }, checks);
   }
 }

@@ -6,21 +6,19 @@
  * - Con: memory and CPU grow with the limit (ZREMRANGEBYSCORE is O(log n + removed)); best for
  *   small limits, e.g. logins.
  */
-import type { Algorithm } from "../algorithm.ts";
-import { checkSlidingLog } from "./model.ts";
+import type { AlgorithmSpec } from "../algorithm.ts";
 import { lua, sha1, source } from "./script.ts";
 
 /**
- * The sliding-log algorithm for the registry in ../index.ts.
+ * The sliding-log algorithm for the catalog in ../catalog.ts.
  *
  * @example
  * createLimiter([{ name: "login", algorithm: "sliding-log", limit: 5, windowMs: 60_000 }], deps)
  */
-export const slidingLog: Algorithm = {
+export const slidingLog: AlgorithmSpec = {
   name: "sliding-log",
   tag: "sliding",
   script: { source, sha1 },
   lua,
   keys: (baseKey) => [baseKey],
-  check: checkSlidingLog,
 };

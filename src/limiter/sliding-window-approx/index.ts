@@ -21,17 +21,16 @@
  * - Pro: smooths fixed-window's 2× burst at the edge for the memory of a counter.
  * - Con: an approximation; not for limits that must never be exceeded.
  */
-import type { Algorithm } from "../algorithm.ts";
-import { checkSlidingWindowApprox } from "./model.ts";
+import type { AlgorithmSpec } from "../algorithm.ts";
 import { lua, sha1, source } from "./script.ts";
 
 /**
- * The two-counter sliding-window approximation for the registry in ../index.ts.
+ * The two-counter sliding-window approximation for the catalog in ../catalog.ts.
  *
  * @example
  * createLimiter([{ name: "api", algorithm: "sliding-window-approx", limit: 1_000, windowMs: 60_000 }], deps)
  */
-export const slidingWindowApprox: Algorithm = {
+export const slidingWindowApprox: AlgorithmSpec = {
   name: "sliding-window-approx",
   tag: "weighted",
   script: { source, sha1 },
@@ -40,5 +39,4 @@ export const slidingWindowApprox: Algorithm = {
     const index = Math.floor(now / windowMs);
     return [`${baseKey}:${index}`, `${baseKey}:${index - 1}`];
   },
-  check: checkSlidingWindowApprox,
 };

@@ -18,8 +18,7 @@
  * - Pro: never over the limit, unlike `sliding-window-approx` and `fixed-window`, in constant memory.
  * - Con: a bigger script than the two counters (it reads and rewrites every bucket's record).
  */
-import type { Algorithm } from "../algorithm.ts";
-import { checkSlidingWindow } from "./model.ts";
+import type { AlgorithmSpec } from "../algorithm.ts";
 import { countBytes, lua, sha1, source } from "./script.ts";
 
 /** The most buckets a rule may ask for. */
@@ -29,12 +28,12 @@ export const MAX_BUCKETS = 100;
 export const DEFAULT_BUCKETS = 32;
 
 /**
- * The sliding-window algorithm for the registry in ../index.ts.
+ * The sliding-window algorithm for the catalog in ../catalog.ts.
  *
  * @example
  * createLimiter([{ name: "api", algorithm: "sliding-window", limit: 1_000, windowMs: 60_000, buckets: 32 }], deps)
  */
-export const slidingWindow: Algorithm = {
+export const slidingWindow: AlgorithmSpec = {
   name: "sliding-window",
   tag: "buckets",
   script: { source, sha1 },
@@ -49,5 +48,4 @@ export const slidingWindow: Algorithm = {
     if (limit >= 2 ** 37) return `limit must be below 2^37 for sliding-window, got ${limit}`;
     return undefined;
   },
-  check: checkSlidingWindow,
 };

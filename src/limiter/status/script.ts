@@ -3,9 +3,9 @@
  * script for every mix of rules, like the multi-rule one, so the admin API keeps one SHA1 cached.
  */
 import { assembleStatusScript } from "../assemble-script.ts";
-import { algorithms } from "../registry.ts";
+import { algorithmSpecs } from "../catalog.ts";
 
 /** Every algorithm's fragment, in the registry's order, behind the read-only main part. */
-export const source = assembleStatusScript(Object.values(algorithms).map((algorithm) => algorithm.lua));
+export const source = assembleStatusScript(Object.values(algorithmSpecs).map((algorithm) => algorithm.lua));
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
 export const sha1 = "fbb5abe7778b78b85f3c577531fba424ebe07d40";

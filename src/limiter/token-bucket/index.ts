@@ -9,21 +9,19 @@
  * - Pro: exact smooth rate with a burst allowance; no window edge at all.
  * - Con: `remaining` refills gradually, so "reset" is when the bucket is full, not a window edge.
  */
-import type { Algorithm } from "../algorithm.ts";
-import { checkTokenBucket } from "./model.ts";
+import type { AlgorithmSpec } from "../algorithm.ts";
 import { lua, sha1, source } from "./script.ts";
 
 /**
- * The token-bucket algorithm for the registry in ../index.ts.
+ * The token-bucket algorithm for the catalog in ../catalog.ts.
  *
  * @example
  * createLimiter([{ name: "api", algorithm: "token-bucket", limit: 10, windowMs: 1_000, burst: 20 }], deps)
  */
-export const tokenBucket: Algorithm = {
+export const tokenBucket: AlgorithmSpec = {
   name: "token-bucket",
   tag: "gcra",
   script: { source, sha1 },
   lua,
   keys: (baseKey) => [baseKey],
-  check: checkTokenBucket,
 };

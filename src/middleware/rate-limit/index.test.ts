@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
 import { describe, expect, it } from "vitest";
 import { BLOCK_RECHECK_MS } from "../../block-cache.ts";
 import { RedisRestError } from "../../errors.ts";
@@ -273,5 +274,23 @@ describe("rateLimit middleware without vars", () => {
     expect((await app.request("/", { headers }, { ...vars, RATE_LIMIT: "1/1m" })).headers.get("ratelimit-policy")).toBe('"default";q=1;w=60');
     const missing = await app.request("/", { headers });
     expect(await missing.text()).toBe("UPSTASH_REDIS_REST_URL: is required");
+  });
+});
+
+describe("rateLimit middleware in an app with its own onError", () => {
+  it("Should throw a refusal as an HTTPException carrying its finished 429, as the README tells onError to expect", async () => {
+    const { app, get } = makeApp({ vars: { ...vars, RATE_LIMIT: "1/10s" } });
+    const seen: unknown[] = [];
+    app.onError((error, c) => {
+      seen.push(error);
+      return error instanceof HTTPException ? error.getResponse() : c.text("unexpected", 500);
+    });
+    await get();
+    const refused = await get();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("10");
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toBeInstanceOf(HTTPException);
+    expect((seen[0] as HTTPException).status).toBe(429);
   });
 });

@@ -1,15 +1,18 @@
 /**
  * @module `rateLimit(options)`: the Hono middleware. Per request: match the route → identify the
  * client → ask the block cache → one limiter call → one decision event → headers → `next()`, or
- * a 429 thrown as `HTTPException` carrying its finished response (hono's basic-auth style).
+ * a 429 thrown as `HTTPException` carrying its finished response (hono's basic-auth style), or
+ * returned as it is where the app asks for that (the Worker's, src/app.ts).
  * `MODE=shadow` decides and logs but never refuses; `FAILURE_MODE` says what a Redis failure does.
  */
 import type { Context, MiddlewareHandler } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { HTTPException } from "hono/http-exception";
 import { problemResponse } from "../../answers.ts";
 import { type Block, blockFor, blockKey } from "../../block-cache.ts";
 import type { RouteSettings } from "../../config/types.ts";
 import { type CfFields, decisionEvent, type Outcome } from "../../events/decision-event.ts";
+import { addHeaders } from "../../headers/add-headers.ts";
 import { type HeaderList, rateLimitHeaders, retryAfterSeconds } from "../../headers/rate-limit-headers.ts";
 import { clientAddress } from "../../keys/identify.ts";
 import { identifyClients } from "../../keys/rule-sources.ts";
@@ -52,11 +55,17 @@ export function rateLimit(options: RateLimitOptions = {}): RateLimitMiddleware {
  * const runtimes = createRuntimes(options);
  * app.use(adminApi(runtimes)).use(rateLimitWith(runtimes));
  */
-export function rateLimitWith(runtimes: Runtimes): RateLimitMiddleware {
+export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { throwRefusals?: boolean } = {}): RateLimitMiddleware {
+  // An app that maps HTTPException to its response anyway (the Worker's) may take the answer as
+  // returned: constructing the exception costs more than the rest of a refusal from memory.
+  const refuse = (status: ContentfulStatusCode, res: Response): Response => {
+    if (throwRefusals) throw new HTTPException(status, { res });
+    return res;
+  };
   return async function rateLimit(c, next) {
     const runtime = runtimes(c.env);
     const { settings, log } = runtime;
-    const route = runtime.match(new URL(c.req.url), c.req.method) ?? runtime.defaultRoute;
+    const route = runtime.match(c.req.url, c.req.method) ?? runtime.defaultRoute;
     const cf = (c.req.raw as { cf?: CfFields }).cf;
     const network = { country: typeof cf?.country === "string" ? cf.country : undefined, asn: typeof cf?.asn === "number" ? cf.asn : undefined };
     c.set("rateLimit", { route: route.settings });
@@ -64,7 +73,7 @@ export function rateLimitWith(runtimes: Runtimes): RateLimitMiddleware {
       const verdict = listVerdict(route.lists, { ip: clientAddress(c.req.raw.headers, settings.trustedProxies), ...network });
       if (verdict === "deny") {
         emit(runtime, c, route, "denied");
-        throw new HTTPException(403, { res: problemResponse(403, "This client is not allowed here.", c.req.header("accept")) });
+        return refuse(403, problemResponse(403, "This client is not allowed here.", c.req.header("accept")));
       }
       if (verdict === "allow") {
         emit(runtime, c, route, "allow-listed");
@@ -125,13 +134,12 @@ export function rateLimitWith(runtimes: Runtimes): RateLimitMiddleware {
       decision.reason === "deny-list" ? retryAfterOnly(decision, now) : rateLimitHeaders(decision, route.policyFor(decision.tier), now, settings.headers);
     const headers = enforce ? all : all.filter(([name]) => name !== "Retry-After");
     if (!decision.allowed && enforce) {
-      if (decision.reason === "deny-list")
-        throw new HTTPException(403, { res: problemResponse(403, "This client is not allowed here.", c.req.header("accept"), headers) });
+      if (decision.reason === "deny-list") return refuse(403, problemResponse(403, "This client is not allowed here.", c.req.header("accept"), headers));
       const detail = `Rate limit "${decision.rule}" exceeded; retry after ${retryAfterSeconds(decision, now)} s.`;
-      throw new HTTPException(429, { res: problemResponse(429, detail, c.req.header("accept"), headers) });
+      return refuse(429, problemResponse(429, detail, c.req.header("accept"), headers));
     }
     await next();
-    for (const [name, value] of headers) c.header(name, value);
+    addHeaders(c, headers);
     if (!countsAll && (route.settings.count as readonly number[]).includes(c.res.status)) {
       // Charged after the answer, so the client waits for nothing; a charge refused because the
       // budget ran out meanwhile starts the block as a decision would.
@@ -168,7 +176,7 @@ export function rateLimitWith(runtimes: Runtimes): RateLimitMiddleware {
       const failed: Decision = { allowed: open, rule: "", rules: [], reason: failure.kind === "timeout" ? "redis-timeout" : "redis-error" };
       c.set("rateLimit", { route: route.settings, decision: failed });
       emit(runtime, c, route, open ? "failed-open" : "failed-closed", undefined, ms, who.client);
-      if (!open) throw new HTTPException(503, { res: problemResponse(503, "The rate limiter is unavailable; try again shortly.", c.req.header("accept")) });
+      if (!open) return refuse(503, problemResponse(503, "The rate limiter is unavailable; try again shortly.", c.req.header("accept")));
       return next();
     }
   };
@@ -218,9 +226,8 @@ function retryAfterOnly(decision: Decision, now: number): HeaderList {
 
 /** Sends the request's decision event to the runtime's sink (never awaited; never throws). */
 function emit(runtime: Runtime, c: Context, route: CompiledRoute, outcome: Outcome, decision?: Decision, redisMs = 0, client?: string): void {
-  const cf = (c.req.raw as { cf?: CfFields }).cf;
-  const event = decisionEvent(outcome, route.name, route.settings.rules, decision, redisMs, cf);
-  runtime.send(event, client, (c.env as { RATEWALL_ANALYTICS?: unknown } | undefined)?.RATEWALL_ANALYTICS, (work) => defer(c, work));
+  const build = () => decisionEvent(outcome, route.name, route.settings.rules, decision, redisMs, (c.req.raw as { cf?: CfFields }).cf);
+  runtime.send(build, client, (c.env as { RATEWALL_ANALYTICS?: unknown } | undefined)?.RATEWALL_ANALYTICS, (work) => defer(c, work));
 }
 
 /** Keeps `work` alive after the response where the runtime offers `waitUntil`; elsewhere it simply runs. */

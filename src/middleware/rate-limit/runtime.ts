@@ -13,12 +13,16 @@ import { createEventSink, type EventSink } from "../../events/event-sink.ts";
 import { policyHeader } from "../../headers/rate-limit-headers.ts";
 import type { IdentifyOptions } from "../../keys/identify.ts";
 import { type PerRuleIdentify, ruleSources } from "../../keys/rule-sources.ts";
-import { type ClientEntries, createClientEntries, createLimiter } from "../../limiter/index.ts";
+// Not the ../../limiter barrel: it also exports the in-memory limiter, whose models the Worker
+// does not need (docs/architecture.md, "The in-memory model").
+import { createLimiter } from "../../limiter/create-limiter.ts";
+import { type ClientEntries, createClientEntries } from "../../limiter/entries/index.ts";
 import type { Policy } from "../../limiter/plan.ts";
 import type { Limiter, ScriptRunner } from "../../limiter/types.ts";
 import { createRedisRunner } from "../../redis/client.ts";
 import { compileLevel, type ListLevel } from "../../lists/verdict.ts";
-import { compileRoutes, type RouteMatcher } from "../../routing/match.ts";
+import { compileRoutes } from "../../routing/match.ts";
+import { type CachedRouteMatcher, memoizeRoutes } from "../../routing/route-cache.ts";
 import { settingsFor, type Vars } from "../../settings.ts";
 import { consoleLogger, type Logger, redact } from "./log.ts";
 
@@ -45,7 +49,8 @@ export interface CompiledRoute {
 /** The per-settings state of the middleware. */
 export interface Runtime {
   settings: Settings;
-  match: RouteMatcher<CompiledRoute>;
+  /** The route for a request's URL text and method (parsed once per distinct URL, not per request). */
+  match: CachedRouteMatcher<CompiledRoute>;
   defaultRoute: CompiledRoute;
   /** Every route by {@link CompiledRoute.name}, the default one included (the admin API's `route=`). */
   routesByName: ReadonlyMap<string, CompiledRoute>;
@@ -94,7 +99,7 @@ export type Runtimes = (env: unknown) => Runtime;
  *
  * @example
  * const runtimes = createRuntimes({ vars: env });
- * runtimes(c.env).match(new URL(c.req.url));
+ * runtimes(c.env).match(c.req.url, c.req.method);
  */
 export function createRuntimes(options: RuntimeOptions): Runtimes {
   const bySettings = new WeakMap<Settings, Runtime>();
@@ -150,7 +155,7 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
   const log = redact(redact(options.log ?? consoleLogger, settings.redis.token), settings.adminToken ?? "");
   return {
     settings,
-    match: compileRoutes(routes),
+    match: memoizeRoutes(compileRoutes(routes)),
     defaultRoute,
     routesByName: new Map([[DEFAULT_ROUTE_NAME, defaultRoute], ...routes.map((route) => [route.name, route] as const)]),
     blocks: createBlockCache(options.blockCacheSize ?? 10_000),
