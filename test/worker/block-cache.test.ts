@@ -49,3 +49,14 @@ describe("refusal logs under a flood, end to end", () => {
     expect(t.logs.filter((entry) => entry.event === "refusal")).toEqual([expect.objectContaining({ client: ip, route: "default" })]);
   });
 });
+
+describe("refusal logs when a flood begins, end to end", () => {
+  it("Should write one refusal line when 30 requests are in flight at once as a budget of 5 runs out", async () => {
+    const t = testApp({ RATE_LIMIT: "5/1m", REDIS_TIMEOUT_MS: "10000" });
+    const ip = uniqueIpv4();
+    const statuses = await Promise.all(Array.from({ length: 30 }, async () => (await t.get("/", ip)).status));
+    expect(statuses.filter((status) => status === 429)).toHaveLength(25);
+    expect(t.logs.filter((entry) => entry.event === "refusal")).toHaveLength(1);
+    expect((await t.get("/", ip)).status).toBe(429);
+  });
+});

@@ -157,13 +157,23 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
      * continues) a block, logged once when new; a client Redis no longer refuses loses its block
      * (reset by an operator, or Redis forgot it). A dynamic deny on a multi-key route names no
      * client, so it is not remembered: the next request asks Redis again.
+     *
+     * `before` holds the blocks this request saw when it asked. Other requests may have answered
+     * meanwhile (many in flight at once when a flood begins), so an answer removes only a block it
+     * saw, never a newer one, and a refusal is logged only when no block is there now: else every
+     * request in flight as the budget ran out would log its own.
      */
     function remember(answer: Decision, before: ReadonlyMap<string, Block>) {
       const refused = answer.allowed ? [] : refusedClients(answer, who.client, who.clients, now);
-      for (const client of before.keys()) if (!refused.some((entry) => entry.client === client)) runtime.blocks.delete(blockKey(route.settings.scope, client));
+      for (const [client, seen] of before) {
+        const key = blockKey(route.settings.scope, client);
+        if (!refused.some((entry) => entry.client === client) && runtime.blocks.get(key, now) === seen) runtime.blocks.delete(key);
+      }
       for (const { client, refusal } of refused) {
-        runtime.blocks.set(blockKey(route.settings.scope, client), blockFor(refusal, now));
-        if (before.has(client)) continue;
+        const key = blockKey(route.settings.scope, client);
+        const known = runtime.blocks.get(key, now) !== undefined;
+        runtime.blocks.set(key, blockFor(refusal, now));
+        if (known) continue;
         const event = refusal.reason === "deny-list" ? "denied" : enforce ? "refusal" : "shadow-refusal";
         log({ level: "info", event, route: route.name, client, rule: refusal.rule, retryAfter: refusal.retryAfter });
       }
