@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { build } from "esbuild";
+import { WRANGLER_ESBUILD_OPTIONS } from "../deploy/esbuild-options.ts";
 import { Miniflare } from "miniflare";
 import { parse } from "smol-toml";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -65,19 +66,7 @@ const TSCONFIG = {
 /** Bundles the app as wrangler does and serves it in workerd against the tests' shim. */
 async function serveApp(): Promise<Miniflare> {
   const script = join(app, "dist/index.js");
-  // wrangler 4.86's deploy settings, as scripts/bench/lib/bundle.ts uses them.
-  await build({
-    entryPoints: [join(app, "src/index.ts")],
-    outfile: script,
-    absWorkingDir: app,
-    bundle: true,
-    format: "esm",
-    target: "es2024",
-    platform: "browser",
-    conditions: ["workerd", "worker", "browser"],
-    external: ["cloudflare:*", "node:*"],
-    logLevel: "silent",
-  });
+  await build({ ...WRANGLER_ESBUILD_OPTIONS, entryPoints: [join(app, "src/index.ts")], outfile: script, absWorkingDir: app });
   const { compatibility_date } = parse(await readFile(fromRoot("wrangler.toml"), "utf8")) as { compatibility_date: string };
   return new Miniflare({
     scriptPath: script,

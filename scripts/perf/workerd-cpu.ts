@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
+import { WRANGLER_ESBUILD_OPTIONS } from "../deploy/esbuild-options.ts";
 import { Miniflare } from "miniflare";
 import WebSocket from "ws";
 
@@ -22,15 +23,10 @@ if (!Number.isInteger(n) || n < 1) throw new Error(`--n must be a positive integ
 if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
 
 const bundled = await build({
+  ...WRANGLER_ESBUILD_OPTIONS,
   entryPoints: ["scripts/perf/workerd-driver.ts"],
-  bundle: true,
-  format: "esm",
-  target: "es2022",
-  platform: "browser",
-  conditions: ["workerd", "worker", "browser"],
   minify: !values.profile,
   write: false,
-  define: { "navigator.userAgent": '"Cloudflare-Workers"', "process.env.NODE_ENV": '"production"' },
   alias: { "ratewall-app": "./src/app.ts" },
 });
 const script = bundled.outputFiles[0]!.text;

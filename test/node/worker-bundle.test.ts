@@ -1,19 +1,10 @@
 import { build } from "esbuild";
+import { WRANGLER_ESBUILD_OPTIONS } from "../../scripts/deploy/esbuild-options.ts";
 import { describe, expect, it } from "vitest";
 
 /** The source files esbuild puts in the Worker's bundle, with the settings wrangler deploys with. */
 async function bundledInputs(): Promise<string[]> {
-  const result = await build({
-    entryPoints: ["src/index.ts"],
-    bundle: true,
-    format: "esm",
-    platform: "browser",
-    conditions: ["workerd", "worker", "browser"],
-    minify: true,
-    write: false,
-    metafile: true,
-    external: ["cloudflare:*", "node:*"],
-  });
+  const result = await build({ ...WRANGLER_ESBUILD_OPTIONS, entryPoints: ["src/index.ts"], write: false, metafile: true });
   const [output] = Object.values(result.metafile.outputs);
   return Object.entries(output!.inputs)
     .filter(([, input]) => input.bytesInOutput > 0)

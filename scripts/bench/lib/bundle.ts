@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
+import { WRANGLER_ESBUILD_OPTIONS } from "../../deploy/esbuild-options.ts";
 import { parse } from "smol-toml";
 import { fromRoot, repoRoot } from "./paths.ts";
 
@@ -85,22 +86,7 @@ async function withWrangler(target: BundleTarget, dir: string, compatibilityDate
 
 async function withEsbuild(target: BundleTarget, dir: string) {
   const scriptPath = join(dir, "index.js");
-  // wrangler 4.86's deploy settings (wrangler-dist/cli.js, bundleWorker and COMMON_ESBUILD_OPTIONS).
-  await build({
-    entryPoints: [fromRoot(target.entry)],
-    outfile: scriptPath,
-    absWorkingDir: repoRoot,
-    bundle: true,
-    format: "esm",
-    target: "es2024",
-    platform: "browser",
-    conditions: ["workerd", "worker", "browser"],
-    keepNames: true,
-    minify: true,
-    external: ["__STATIC_CONTENT_MANIFEST", "cloudflare:*", "node:*"],
-    define: { "navigator.userAgent": '"Cloudflare-Workers"', "process.env.NODE_ENV": '"production"' },
-    logLevel: "silent",
-  });
+  await build({ ...WRANGLER_ESBUILD_OPTIONS, entryPoints: [fromRoot(target.entry)], outfile: scriptPath, absWorkingDir: repoRoot });
   const code = await readFile(scriptPath);
   return { scriptPath, uploadKiB: kib(code.length), gzipKiB: kib(gzipSync(code).length) };
 }
