@@ -26,7 +26,7 @@ const { values } = parseArgs({
 if (values.help) {
   process.stdout.write(
     "npm run bench [-- --quick | --smoke] [--out DIR] [--bundler wrangler|esbuild] | [-- --readme]\n" +
-      "  full run: about 20 minutes; --quick: one to two minutes; --smoke: the test's size. Writes bench/ by default,\n" +
+      "  full run: about a quarter of an hour; --quick: one to two minutes; --smoke: the test's size. Writes bench/ by default,\n" +
       "  and a full run into bench/ also rewrites README.md's generated figures; --readme rewrites only those, from bench/results.json.\n",
   );
 } else if (values.readme) {

@@ -1,9 +1,8 @@
 /**
- * @module How big a run is. `full` is the committed report: about 20 minutes on a busy 2-core
- * machine (an estimate: the run before 4-second rounds took 12.4 minutes, mostly the long traces;
- * the throughput section's 4-second rounds after a 2,000-request warm-up per Worker and
- * concurrency add about 6, CPU per request and the shim section, timed at this size at load 5,
- * about 3.5 together). Shorter rounds measure the warm-up itself (every contender speeds up
+ * @module How big a run is. `full` is the committed report: about a quarter of an hour on a
+ * 2-core machine (bench/README.md gives each run's time), mostly the long traces and the
+ * throughput section's 4-second rounds after a 2,000-request warm-up per Worker and concurrency.
+ * Shorter rounds measure the warm-up itself (every contender speeds up
  * round after round). `quick` takes a minute or two, `smoke` is the smallest run that still
  * exercises every section (the test in `npm test`).
  */
