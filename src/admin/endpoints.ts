@@ -5,7 +5,8 @@
  */
 import { problemJson } from "../answers.ts";
 import { blockKey } from "../block-cache.ts";
-import type { KeyPart, KeySource, Settings } from "../config/types.ts";
+import { formatKeySource } from "../config/key-source.ts";
+import type { Settings } from "../config/types.ts";
 import { countsClient } from "../keys/rule-sources.ts";
 import type { ListKind } from "../limiter/index.ts";
 import type { CompiledRoute, Runtime } from "../middleware/rate-limit/runtime.ts";
@@ -148,7 +149,7 @@ async function target(runtime: Runtime, query: URLSearchParams): Promise<{ route
   const { sources, ofRule } = route.perRule;
   const counted = route.settings.rules.filter((_, i) => countsClient(sources[ofRule[i]!]!.key, client)).map((rule) => rule.name);
   if (counted.length > 0) return { route, client, counted };
-  const keys = route.settings.rules.map((rule, i) => `${rule.name}: ${describeKey(sources[ofRule[i]!]!.key)}`).join(", ");
+  const keys = route.settings.rules.map((rule, i) => `${rule.name}: ${formatKeySource(sources[ofRule[i]!]!.key)}`).join(", ");
   return problemJson(
     400,
     `No rule of route ${JSON.stringify(route.name)} counts this kind of client (${keys}); "client" names an address, "key" a header's value.`,
@@ -158,12 +159,6 @@ async function target(runtime: Runtime, query: URLSearchParams): Promise<{ route
 /** On a multi-key route, the one identifier stands for each rule's client (only the counted rules' answers are used). */
 function clientsOf(route: CompiledRoute, client: string): { clients?: string[] } {
   return route.perRule ? { clients: route.settings.rules.map(() => client) } : {};
-}
-
-/** A key source as ROUTES writes it. */
-function describeKey(key: KeySource): string {
-  const part = (one: KeyPart) => (one.kind === "ip" ? "ip" : one.kind === "cf" ? `cf:${one.field}` : `${one.kind}:${one.name}`);
-  return key.kind === "composite" ? `[${key.parts.map(part).join(", ")}]` : part(key);
 }
 
 /** The settings as the Worker uses them, with both secrets replaced. */

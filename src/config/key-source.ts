@@ -35,6 +35,18 @@ export function parseKeySource(value: unknown, at: At): KeySource {
   return { kind: "composite", parts };
 }
 
+/**
+ * A key source as ROUTES writes it: the inverse of {@link parseKeySource}.
+ *
+ * @example
+ * formatKeySource({ kind: "composite", parts: [{ kind: "ip" }, { kind: "header", name: "user-agent" }] })
+ * // "[ip, header:user-agent]"
+ */
+export function formatKeySource(key: KeySource): string {
+  const part = (one: KeyPart) => (one.kind === "ip" ? "ip" : one.kind === "cf" ? `cf:${one.field}` : `${one.kind}:${one.name}`);
+  return key.kind === "composite" ? `[${key.parts.map(part).join(", ")}]` : part(key);
+}
+
 function parsePart(value: unknown, at: At): KeyPart {
   const invalid = (why: string): never => fail(at, `invalid key source ${quote(value)} (${why})`);
   if (value === "ip") return { kind: "ip" };

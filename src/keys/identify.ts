@@ -71,9 +71,49 @@ export async function identify(headers: Headers, options: IdentifyOptions, reque
       return address.warning ? address : { ...address, warning: value ? "key-too-long" : "missing-key" };
     } else values.push(value);
   }
-  if (key.kind === "composite") return { client: `multi:${await sha256Hex(values.map((value) => `${value.length}:${value}`).join(""))}` };
-  if (key.kind === "cf") return { client: `${key.field}:${values[0]}` };
-  return { client: `${key.kind === "header" ? "key" : key.kind}:${await sha256Hex(values[0]!)}` };
+  const prefix = clientPrefix(key);
+  if (key.kind === "composite") return { client: `${prefix}:${await sha256Hex(values.map((value) => `${value.length}:${value}`).join(""))}` };
+  if (key.kind === "cf") return { client: `${prefix}:${values[0]}` };
+  return { client: `${prefix}:${await sha256Hex(values[0]!)}` };
+}
+
+/** The prefixes of every client that is not an address: {@link clientPrefix} of each kind of source. */
+const PREFIXED = /^(key|cookie|query|multi|asn|country):/;
+
+/**
+ * The prefix of the clients `source` produces: `key` for a header, the field for `cf:` (`asn`,
+ * `country`), `multi` for a composite, the kind for a cookie or query; undefined for an address,
+ * which carries none. With {@link clientPrefixOf}, the one place that knows how identifiers are spelt.
+ *
+ * @example
+ * clientPrefix({ kind: "header", name: "x-api-key" }) // "key"
+ * clientPrefix({ kind: "ip" }) // undefined
+ */
+export function clientPrefix(source: KeySource): string | undefined {
+  switch (source.kind) {
+    case "ip":
+      return undefined;
+    case "header":
+      return "key";
+    case "composite":
+      return "multi";
+    case "cf":
+      return source.field;
+    default:
+      return source.kind;
+  }
+}
+
+/**
+ * The prefix an identifier carries, or undefined for an address (`203.0.113.7`, `2001:db8::/64`,
+ * `unknown`).
+ *
+ * @example
+ * clientPrefixOf("key:5d1c…") // "key"
+ * clientPrefixOf("2001:db8::/64") // undefined
+ */
+export function clientPrefixOf(client: string): string | undefined {
+  return PREFIXED.exec(client)?.[1];
 }
 
 function identifyIp(headers: Headers, { ipv6Subnet, trustedProxies }: IdentifyOptions): Identity {

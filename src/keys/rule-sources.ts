@@ -3,8 +3,9 @@
  * route's. A route whose rules resolve to more than one distinct key source is "multi-key": each
  * request is identified once per distinct source, and each rule is charged against its own client.
  */
+import { formatKeySource } from "../config/key-source.ts";
 import type { KeySource, RouteSettings } from "../config/types.ts";
-import { identify, type Identity, type IdentifyOptions, type RequestFacts } from "./identify.ts";
+import { clientPrefix, clientPrefixOf, identify, type Identity, type IdentifyOptions, type RequestFacts } from "./identify.ts";
 
 /** The distinct key sources of a route's rules, and which one each rule counts. */
 export interface RuleSources {
@@ -26,7 +27,7 @@ export function ruleSources(route: Pick<RouteSettings, "key" | "rules">): RuleSo
   const ids: string[] = [];
   const ofRule = route.rules.map((rule) => {
     const source = rule.key ?? route.key;
-    const id = JSON.stringify(source);
+    const id = formatKeySource(source);
     if (!ids.includes(id)) {
       ids.push(id);
       sources.push(source);
@@ -84,17 +85,5 @@ export async function identifyClients(
  * countsClient({ kind: "ip" }, "key:5d1c…"); // false
  */
 export function countsClient(source: KeySource, client: string): boolean {
-  const kind = /^(key|cookie|query|multi|asn|country):/.exec(client)?.[1];
-  switch (source.kind) {
-    case "ip":
-      return kind === undefined;
-    case "header":
-      return kind === "key";
-    case "composite":
-      return kind === "multi";
-    case "cf":
-      return kind === source.field;
-    default:
-      return kind === source.kind;
-  }
+  return clientPrefix(source) === clientPrefixOf(client);
 }
