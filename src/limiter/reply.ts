@@ -41,7 +41,7 @@ export function parseReply(reply: unknown, plan: Plan, now: number, clients?: re
   const outcomes: RuleOutcome[] = [];
   let refusedBy = -1;
   let retryMs = 0;
-  const refusedClients = new Map<string, { client: string; rule: string; retryAt: number }>();
+  const refusedClients = clients && new Map<string, { client: string; rule: string; retryAt: number }>();
   if (numbers.length > HEAD) {
     for (let i = 0; i < group.rules.length; i++) {
       const rule = group.rules[i]!;
@@ -57,7 +57,7 @@ export function parseReply(reply: unknown, plan: Plan, now: number, clients?: re
         if (refusedBy === -1) refusedBy = i;
         retryMs = Math.max(retryMs, numbers[at + 3]!);
         const client = clients?.[i];
-        if (client !== undefined) {
+        if (refusedClients && client !== undefined) {
           const retryAt = now + numbers[at + 3]!;
           const known = refusedClients.get(client);
           refusedClients.set(client, known ? { ...known, retryAt: Math.max(known.retryAt, retryAt) } : { client, rule: rule.name, retryAt });
@@ -70,7 +70,7 @@ export function parseReply(reply: unknown, plan: Plan, now: number, clients?: re
   const decision: Decision = { allowed, rule: deciding === undefined ? "" : group.rules[deciding]!.name, rules: outcomes };
   if (group.name !== "") decision.tier = group.name;
   if (clients !== undefined && deciding !== undefined) decision.client = clients[deciding];
-  if (refusedClients.size > 0 && !allowed) decision.refusedClients = [...refusedClients.values()];
+  if (refusedClients && refusedClients.size > 0 && !allowed) decision.refusedClients = [...refusedClients.values()];
   if (listed) {
     decision.reason = verdict === VERDICT.denied ? "deny-list" : "allow-list";
     // An entry without a TTL (-1) lasts until an operator removes it: no time to announce.

@@ -96,7 +96,7 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
     // be blocked on its own (an API key spent on one address is spent on every address).
     const blocksNow = () => {
       const found = new Map<string, Block>();
-      for (const client of new Set(who.clients ?? [who.client])) {
+      for (const client of who.clients ? new Set(who.clients) : [who.client]) {
         const block = runtime.blocks.get(blockKey(route.settings.scope, client), now);
         if (block) found.set(client, block);
       }
