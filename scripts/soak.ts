@@ -13,13 +13,14 @@
  * SOAK_SECONDS=20 SOAK_CONNECTIONS=8 npm run soak
  */
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Miniflare } from "miniflare";
 import { bundleWorker } from "./bench/lib/bundle.ts";
 import { startOrigin } from "./local/origin.ts";
+import { childPids } from "./local/process-cpu.ts";
 import { rssKiB } from "./local/process-memory.ts";
 import { freePort, startRedisServer } from "./local/redis-server.ts";
 import { spawnShim } from "./local/shim-process.ts";
@@ -75,17 +76,6 @@ function rssMiB(pid: number): number {
   return Math.round(rssKiB(pid) / 102.4) / 10;
 }
 
-/** The workerd process Miniflare started: our child whose name is workerd. */
-async function workerdPid(): Promise<number> {
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
-    const match = /^\d+ \((.*)\) \S+ (\d+)/.exec(stat);
-    if (match && match[1]!.includes("workerd") && Number(match[2]) === process.pid) return Number(entry);
-  }
-  throw new Error("workerd process not found");
-}
-
 /** ratewall as deployed (built from wrangler.toml, as `wrangler deploy` builds it), or (`SOAK_ENTRY`) another Worker to compare with, e.g. a pass-through. */
 const SOAK_TARGET = process.env.SOAK_ENTRY ? { name: "soak", entry: process.env.SOAK_ENTRY } : { name: "ratewall", entry: "src/index.ts", projectConfig: true };
 
@@ -129,7 +119,9 @@ async function main() {
     });
     stops.push(() => mf.dispose());
     const workerUrl = (await mf.ready).origin;
-    const pids = { shim: shim.pid, workerd: await workerdPid() };
+    const [workerd] = await childPids("workerd");
+    if (workerd === undefined) throw new Error("workerd process not found");
+    const pids = { shim: shim.pid, workerd };
     const heap = await connectHeapProbe(inspectorPort);
     stops.push(async () => heap.close());
 

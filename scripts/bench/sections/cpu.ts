@@ -4,7 +4,7 @@
  * a second Worker (workers/canned-replies.ts) with the replies the real stack gave it once
  * (recording-relay.ts): no socket, no Redis, so only the Workers' own code is timed, plus the
  * incoming HTTP that every contender pays alike. The CPU is workerd's, read from /proc
- * (process-cpu.ts) around each round; the load generator runs in the bench's process and is not
+ * (scripts/local/process-cpu.ts) around each round; the load generator runs in the bench's process and is not
  * counted. Rounds are interleaved; figures are medians of rounds, ratios medians of per-round
  * ratios.
  */
@@ -14,7 +14,7 @@ import { type BenchContext, measured, type Outcome } from "../lib/context.ts";
 import { serveKind, type Upstream, type WorkerKind } from "../lib/fleet.ts";
 import { interleave } from "../lib/interleave.ts";
 import type { ServedWorker } from "../lib/miniflare.ts";
-import { childPids, cpuNs } from "../lib/process-cpu.ts";
+import { childPids, cpuNs } from "../../local/process-cpu.ts";
 import { startRecordingRelay } from "../lib/recording-relay.ts";
 import type { CannedReply } from "../lib/reply-key.ts";
 import { median, pairedRatio, ratioRange } from "../lib/stats.ts";
