@@ -1,8 +1,8 @@
 /**
- * @module Makes tsc's output loadable by Node: src/ imports without extensions (`"../errors"`,
- * which bundlers and wrangler resolve), and Node's ESM loader needs the file (`"../errors.js"`);
- * scripts/ import `.ts` files, which tsc rewrites in JavaScript but not in declarations.
- * Pure: the caller says which compiled files exist.
+ * @module Makes tsc's declarations loadable by Node: every relative import names its `.ts` file
+ * (the lint holds it so), which tsc rewrites to `.js` in JavaScript (`rewriteRelativeImportExtensions`)
+ * but keeps in `.d.ts` files. An extensionless specifier, should one appear, is resolved to its
+ * compiled file too. Pure: the caller says which compiled files exist.
  */
 
 /** A relative specifier after `from`, `import(` or a bare `import`, in compiled JS or a `.d.ts`. */
