@@ -3,7 +3,7 @@
  * run measured (section 8's Poisson trace, section 6's memory). Pure: from results to Markdown.
  */
 import type { AlgorithmName } from "../../../src/limiter/types.ts";
-import { bytes, ratio, table } from "./markdown.ts";
+import { bytes, percent, ratio, table } from "./markdown.ts";
 import type { BenchResults } from "./results.ts";
 
 /** What each algorithm is for, in the guide's order. */
@@ -14,9 +14,6 @@ const USES: Array<[AlgorithmName, string]> = [
   ["fixed-window", "the cheapest counter, when a burst across a window's edge is acceptable"],
   ["sliding-window-approx", "the cheapest smooth window, counted as Cloudflare and @upstash/ratelimit count"],
 ];
-
-/** A share as a percentage with three decimals. */
-const percent = (share: number | undefined): string => (share === undefined ? "–" : `${(share * 100).toFixed(3)}%`);
 
 /**
  * The guide as a Markdown table, or undefined when the run lacks the trace or memory section.

@@ -28,6 +28,11 @@ export function ratio(value: number | undefined | null): string {
   return value === undefined || value === null || !Number.isFinite(value) ? "–" : `${value.toFixed(2)}×`;
 }
 
+/** A share as a percentage with three decimals, e.g. `0.012%`; `–` for a missing value. */
+export function percent(share: number | undefined | null): string {
+  return share === undefined || share === null || !Number.isFinite(share) ? "–" : `${(share * 100).toFixed(3)}%`;
+}
+
 /** Bytes as B, KiB or MiB. */
 export function bytes(value: number | undefined): string {
   if (value === undefined || !Number.isFinite(value)) return "–";

@@ -3,7 +3,7 @@
  * part per section with its method, its table and its chart.
  */
 import type { Chart } from "./chart-specs.ts";
-import { bytes, int, num, ratio, table } from "./markdown.ts";
+import { bytes, int, num, percent, ratio, table } from "./markdown.ts";
 import type { BenchResults, SectionName } from "./results.ts";
 import { summaryTable } from "./summary.ts";
 
@@ -274,11 +274,6 @@ function bundles(results: BenchResults, image: Image): string[] {
       image("bundles.svg"),
     ],
   );
-}
-
-/** A share as a percentage with three decimals, e.g. `0.012%`. */
-function percent(share: number): string {
-  return `${(share * 100).toFixed(3)}%`;
 }
 
 function trace(results: BenchResults, image: Image): string[] {
