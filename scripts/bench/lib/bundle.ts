@@ -39,6 +39,8 @@ export interface BundleTarget {
   entry: string;
   /** Build from the project's own `wrangler.toml` (ratewall itself). */
   projectConfig?: boolean;
+  /** Imports left as they are, for modules served beside the bundle (esbuild only). */
+  external?: string[];
 }
 
 const run = promisify(execFile);
@@ -86,7 +88,8 @@ async function withWrangler(target: BundleTarget, dir: string, compatibilityDate
 
 async function withEsbuild(target: BundleTarget, dir: string) {
   const scriptPath = join(dir, "index.js");
-  await build({ ...WRANGLER_ESBUILD_OPTIONS, entryPoints: [fromRoot(target.entry)], outfile: scriptPath, absWorkingDir: repoRoot });
+  const external = [...WRANGLER_ESBUILD_OPTIONS.external, ...(target.external ?? [])];
+  await build({ ...WRANGLER_ESBUILD_OPTIONS, external, entryPoints: [fromRoot(target.entry)], outfile: scriptPath, absWorkingDir: repoRoot });
   const code = await readFile(scriptPath);
   return { scriptPath, uploadKiB: kib(code.length), gzipKiB: kib(gzipSync(code).length) };
 }

@@ -4,7 +4,7 @@
  * the same routes (scenarios.ts).
  */
 import { type Bundler, bundleWorker, type WorkerBundle } from "./bundle.ts";
-import { type ServeOptions, serveWorker, type ServedWorker } from "./miniflare.ts";
+import { serveWorker, type ServedWorker } from "./miniflare.ts";
 import { benchRoutes, peerRouteBindings, ratewallRouteBindings } from "./scenarios.ts";
 
 /** The Workers, by role: (a) pass-through, (b) floor, (c) ratewall, (d) peer. */
@@ -70,8 +70,7 @@ export function bindingsFor(kind: WorkerKind, upstream: Upstream, keyPrefix: str
 }
 
 /**
- * Serves one Worker of `kind` on `upstream`; with `outbound`, its fetches go to that Worker
- * in the same workerd process instead.
+ * Serves one Worker of `kind` on `upstream`, with `extraBindings` beside its own.
  *
  * @example
  * const ratewall = await serveKind("ratewall", bundles, upstream, "bench1");
@@ -81,11 +80,11 @@ export function serveKind(
   bundles: Bundles,
   upstream: Upstream,
   keyPrefix: string,
-  outbound?: ServeOptions["outbound"],
+  extraBindings: Record<string, string> = {},
 ): Promise<ServedWorker> {
   // ratewall runs as deployed with analytics on: every decision writes an Analytics Engine data point.
   const analytics = kind === "ratewall" ? { analyticsEngineDatasets: { RATEWALL_ANALYTICS: { dataset: "ratewall_bench" } } } : {};
-  return serveWorker(bundles[kind], bindingsFor(kind, upstream, keyPrefix), { ...analytics, ...(outbound ? { outbound } : {}) });
+  return serveWorker(bundles[kind], { ...bindingsFor(kind, upstream, keyPrefix), ...extraBindings }, analytics);
 }
 
 /**

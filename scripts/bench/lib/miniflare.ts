@@ -19,33 +19,25 @@ export interface ServedWorker {
 export interface ServeOptions {
   handleRuntimeStdio?: (stdout: Readable, stderr: Readable) => void;
   analyticsEngineDatasets?: Record<string, { dataset: string }>;
-  /** A second Worker, in the same workerd process, that receives every outbound `fetch`. */
-  outbound?: { bundle: WorkerBundle; bindings: Record<string, string> };
 }
 
 /**
  * Starts one Miniflare instance (its own workerd process) for `bundle` with `bindings`.
  * `handleRuntimeStdio` receives the Worker's stdout and stderr (by default they go to ours);
- * `analyticsEngineDatasets` binds workerd's local Analytics Engine; `outbound` answers the
- * Worker's fetches in-process.
+ * `analyticsEngineDatasets` binds workerd's local Analytics Engine.
  *
  * @example
  * const worker = await serveWorker(bundle, { ORIGIN_URL: origin.url });
  * try { await fetch(worker.url); } finally { await worker.dispose(); }
  */
 export async function serveWorker(bundle: WorkerBundle, bindings: Record<string, string>, options: ServeOptions = {}): Promise<ServedWorker> {
-  const { outbound, handleRuntimeStdio, analyticsEngineDatasets } = options;
-  const main = { ...workerOptions(bundle, bindings), ...(analyticsEngineDatasets ? { analyticsEngineDatasets } : {}) };
+  const { handleRuntimeStdio, analyticsEngineDatasets } = options;
   const mf = new Miniflare({
     host: "127.0.0.1",
     port: 0,
     ...(handleRuntimeStdio ? { handleRuntimeStdio } : {}),
-    workers: outbound
-      ? [
-          { name: "main", ...main, outboundService: "outbound" },
-          { name: "outbound", ...workerOptions(outbound.bundle, outbound.bindings) },
-        ]
-      : [{ name: "main", ...main }],
+    ...workerOptions(bundle, bindings),
+    ...(analyticsEngineDatasets ? { analyticsEngineDatasets } : {}),
   });
   try {
     const url = await mf.ready;
@@ -62,6 +54,8 @@ function workerOptions(bundle: WorkerBundle, bindings: Record<string, string>) {
     // workerd refuses module paths that climb out of its root with "..".
     modulesRoot: dirname(bundle.scriptPath),
     modules: true,
+    // Every module here is ESM, also those a bundle imports (the CPU section's harness imports its Worker).
+    modulesRules: [{ type: "ESModule" as const, include: ["**/*.js"] }],
     compatibilityDate: bundle.compatibilityDate,
     compatibilityFlags: bundle.compatibilityFlags,
     bindings,

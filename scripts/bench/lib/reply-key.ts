@@ -1,7 +1,7 @@
 /**
  * @module Which recorded REST reply answers a request: the path and the command names, with a
  * script call named by its SHA-1 whether it came as EVAL or EVALSHA (the same script gets the
- * same reply). Shared by the recorder in Node and the canned-replies Worker in workerd, so the
+ * same reply). Shared by the recorder in Node and the CPU harness Worker in workerd, so the
  * two can never disagree.
  */
 

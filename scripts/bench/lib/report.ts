@@ -359,12 +359,13 @@ function cpu(results: BenchResults): string[] {
     results,
     "cpu",
     "10. CPU per request",
-    "The figure Cloudflare bills. Each Worker runs alone in its own workerd process (Miniflare), with every outbound fetch, to the REST endpoint and to the origin, answered in that same process by a second Worker " +
-      "(`scripts/bench/workers/canned-replies.ts`, bound as the Worker's outbound service): no socket, no Redis. Its replies are the ones the real stack gave the same Worker on the same route, recorded once beforehand, " +
-      "so every client library and script sees exactly the answers it expects. Timed: the Worker's own code, plus what every Worker pays alike, the incoming HTTP request and, per fetch, the in-process answer (a JSON parse and a map lookup); the pass-through row is that floor. " +
+    "The figure Cloudflare bills. Each Worker runs in its own workerd process (Miniflare), inside a harness (`scripts/bench/workers/cpu-harness.ts`) that holds, in the same isolate, its load and its network: " +
+      "the harness calls the Worker's `fetch` handler directly, and answers every fetch the Worker makes, to the REST endpoint and to the origin, at once. No socket, no HTTP parser, no Redis and no second Worker per request. " +
+      "The Worker is the same bundle the other sections serve. The canned replies are the ones the real stack gave the same Worker on the same route, recorded once beforehand, so every client library and script sees exactly the answers it expects. " +
+      "Timed: the Worker's own code, plus what every Worker pays alike, a `Request` in and, per fetch, a `Request`, a JSON parse and a map lookup out; the pass-through row is that floor. " +
       "*ratewall-refused* is a client already refused on a 1-per-hour route: answered from the block cache. " +
-      "**Method**: workerd's own CPU time, from Linux's `/proc/<pid>/task/*/schedstat` (ns on a CPU, all its threads) read before and after each round, divided by the requests of the round; " +
-      "the load generator (autocannon) runs in the bench's process, so it is not counted. Rounds interleaved after an unrecorded warm-up; µs are medians over rounds with the lowest and highest round, " +
+      "**Method**: workerd's own CPU time, from Linux's `/proc/<pid>/task/*/schedstat` (ns on a CPU, all its threads) read before and after each round (one HTTP request to the harness), divided by the requests of the round. " +
+      "Rounds interleaved after an unrecorded warm-up; µs are medians over rounds with the lowest and highest round, " +
       "**ratios are medians of paired per-round ratios** with their range.",
     (data) => [
       table(
@@ -377,7 +378,7 @@ function cpu(results: BenchResults): string[] {
         data.ratios.map((r) => [`${r.contender} / ${r.versus}`, ratio(r.ratio), `${num(r.range[0])}–${num(r.range[1])}`]),
       ),
       "",
-      `${data.rounds} rounds of ${int(data.requestsPerRound)} requests per Worker, at concurrency ${data.concurrency}.`,
+      `${data.rounds} rounds of ${int(data.requestsPerRound)} requests per Worker, ${data.concurrency === 1 ? "one at a time" : `${data.concurrency} at a time`}.`,
       "",
     ],
   );

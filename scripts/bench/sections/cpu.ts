@@ -1,17 +1,20 @@
 /**
  * @module Section 10: CPU per request, the figure Cloudflare bills. Each Worker runs in its own
- * workerd process with every outbound fetch (REST endpoint and origin) answered in that process by
- * a second Worker (workers/canned-replies.ts) with the replies the real stack gave it once
- * (recording-relay.ts): no socket, no Redis, so only the Workers' own code is timed, plus the
- * incoming HTTP that every contender pays alike. The CPU is workerd's, read from /proc
- * (scripts/local/process-cpu.ts) around each round; the load generator runs in the bench's process and is not
- * counted. Rounds are interleaved; figures are medians of rounds, ratios medians of per-round
- * ratios.
+ * workerd process inside a harness (workers/cpu-harness.ts) that holds, in the same isolate, its
+ * load generator, which calls the Worker's `fetch` handler directly, and its network: every fetch
+ * it makes (REST endpoint and origin) is answered at once with the replies the real stack gave it
+ * once (recording-relay.ts). No socket, no HTTP parser, no Redis and no second Worker per
+ * request, so what is timed is the Worker's own code, plus a `Request` in and, per fetch, a JSON
+ * parse and a map lookup out, which every contender pays alike (the pass-through row). The Worker
+ * is the bundle the other sections serve. The CPU is workerd's, read from /proc
+ * (scripts/local/process-cpu.ts) around each round, which is one HTTP request to the harness.
+ * Rounds are interleaved; figures are medians of rounds, ratios medians of per-round ratios.
  */
-import { dirname } from "node:path";
-import { bundleWorker } from "../lib/bundle.ts";
+import { copyFile, mkdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { bundleWorker, type WorkerBundle } from "../lib/bundle.ts";
 import { type BenchContext, measured, type Outcome } from "../lib/context.ts";
-import { serveKind, type Upstream, type WorkerKind } from "../lib/fleet.ts";
+import { type Bundles, serveKind, type Upstream, type WorkerKind } from "../lib/fleet.ts";
 import { interleave } from "../lib/interleave.ts";
 import type { ServedWorker } from "../lib/miniflare.ts";
 import { childPids, cpuNs } from "../../local/process-cpu.ts";
@@ -79,7 +82,12 @@ const pairs: Array<[CpuContender, CpuContender]> = [
 ];
 
 const restHost = "rest.cpu.invalid";
-const concurrency = 8;
+/**
+ * One request at a time: lanes started together would make `@upstash/redis` batch the peer's
+ * calls of one tick into a pipeline, which the recorded replies do not hold (and which requests
+ * arriving over HTTP one by one rarely trigger).
+ */
+const concurrency = 1;
 
 /**
  * Records each contender's REST replies, serves it on them in-process, and measures workerd's CPU
@@ -92,15 +100,19 @@ export async function measureCpu(ctx: BenchContext): Promise<Outcome<CpuData>> {
   const contenders = (Object.keys(setups) as CpuContender[]).filter((c) => !ctx.ratewallMissing || setups[c].kind !== "ratewall");
   const recorded = await recordReplies(ctx, contenders);
   const bundlesDir = dirname(dirname(ctx.bundles.floor.scriptPath));
-  const canned = await bundleWorker({ name: "canned-replies", entry: "scripts/bench/workers/canned-replies.ts" }, bundlesDir, "esbuild");
+  const harness = await bundleWorker({ name: "cpu-harness", entry: "scripts/bench/workers/cpu-harness.ts", external: ["./target.js"] }, bundlesDir, "esbuild");
   const served = new Map<CpuContender, { worker: ServedWorker; pid: number }>();
   const inProcess: Upstream = { ...ctx.upstream, originUrl: "http://origin.cpu.invalid", restUrl: `http://${restHost}` };
   try {
     for (const contender of contenders) {
-      ctx.progress.step(`cpu: starting ${contender} with in-process replies`);
+      ctx.progress.step(`cpu: starting ${contender} in its harness`);
+      const { kind } = setups[contender];
+      const bundles: Bundles = { ...ctx.bundles, [kind]: await harnessed(ctx.bundles[kind], harness, join(bundlesDir, `cpu-${contender}`)) };
       const before = await childPids("workerd");
-      const outbound = { bundle: canned, bindings: { REST_HOST: restHost, REPLIES: JSON.stringify(recorded.get(contender)!.replies) } };
-      const worker = await serveKind(setups[contender].kind, ctx.bundles, inProcess, ctx.keyPrefix, outbound);
+      const worker = await serveKind(kind, bundles, inProcess, ctx.keyPrefix, {
+        REST_HOST: restHost,
+        REPLIES: JSON.stringify(recorded.get(contender)!.replies),
+      });
       const started = [...(await childPids("workerd"))].filter((pid) => !before.has(pid));
       if (started.length !== 1) {
         await worker.dispose();
@@ -109,17 +121,19 @@ export async function measureCpu(ctx: BenchContext): Promise<Outcome<CpuData>> {
       served.set(contender, { worker, pid: started[0]! });
     }
     const { requests, rounds, warmupRequests } = ctx.profile.cpu;
-    const client = (contender: CpuContender) => ({ "cf-connecting-ip": `10.200.${contenders.indexOf(contender)}.1` });
     const run = async (contender: CpuContender, amount: number) => {
       const { worker, pid } = served.get(contender)!;
+      const query = new URLSearchParams({ n: String(amount), concurrency: String(concurrency), path: setups[contender].path });
+      query.set("ip", `10.200.${contenders.indexOf(contender)}.1`);
       const before = await cpuNs(pid);
-      const result = await ctx.load.run({ url: `${worker.url}${setups[contender].path}`, connections: concurrency, amount, headers: client(contender) });
+      const answer = await fetch(`${worker.url}/?${query}`);
+      const text = await answer.text();
       const used = (await cpuNs(pid)) - before;
-      const expected = result.statuses[String(setups[contender].status)] ?? 0;
-      if (expected !== result.requests || result.errors) {
-        throw new Error(`${contender} answered ${JSON.stringify(result.statuses)} with ${result.errors} errors; expected only ${setups[contender].status}`);
+      const { statuses = {} } = (answer.ok ? JSON.parse(text) : {}) as { statuses?: Record<string, number> };
+      if (statuses[String(setups[contender].status)] !== amount) {
+        throw new Error(`${contender} answered ${answer.ok ? text : `${answer.status} ${text}`}; expected ${amount} × ${setups[contender].status}`);
       }
-      return used / 1000 / result.requests;
+      return used / 1000 / amount;
     };
     for (const contender of contenders) {
       ctx.progress.step(`cpu warm-up: ${contender}`);
@@ -153,6 +167,14 @@ export async function measureCpu(ctx: BenchContext): Promise<Outcome<CpuData>> {
   } finally {
     for (const { worker } of served.values()) await worker.dispose();
   }
+}
+
+/** `worker` inside the harness: both bundles in `dir`, the harness importing the Worker as `./target.js`. */
+async function harnessed(worker: WorkerBundle, harness: WorkerBundle, dir: string): Promise<WorkerBundle> {
+  await mkdir(dir, { recursive: true });
+  await copyFile(worker.scriptPath, join(dir, "target.js"));
+  await copyFile(harness.scriptPath, join(dir, "harness.js"));
+  return { ...worker, scriptPath: join(dir, "harness.js") };
 }
 
 /**
