@@ -60,6 +60,10 @@ describe("npm run bench at its smallest size", () => {
     for (const row of results.sections.throughput.data.rows) {
       expect(row.rps).toBeGreaterThan(0);
       expect(row.non200 + row.errors).toBe(0);
+      // Every request crosses workerd, the origin in the main thread, and Redis unless it is the pass-through.
+      expect(row.cpu.workerd).toBeGreaterThan(0);
+      expect(row.cpu.shimAndOrigin).toBeGreaterThan(0);
+      if (row.contender !== "pass-through") expect(row.cpu.redis).toBeGreaterThan(0);
     }
   });
 

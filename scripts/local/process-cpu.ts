@@ -2,9 +2,9 @@
  * @module CPU time of another process, from Linux's /proc: the sum over its threads of
  * `/proc/<pid>/task/<tid>/schedstat`'s first field (nanoseconds on a CPU, finer than the clock
  * ticks of `/proc/<pid>/stat`). Used on workerd, so that the load generator in this process is
- * not counted.
+ * not counted, and on this process's main thread alone.
  */
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, readlink } from "node:fs/promises";
 
 /**
  * Nanoseconds `pid` has spent on a CPU, all its live threads together.
@@ -21,6 +21,40 @@ export async function cpuNs(pid: number): Promise<number> {
     total += Number(text.split(" ")[0]);
   }
   return total;
+}
+
+/**
+ * Nanoseconds one thread has spent on a CPU; this process's main thread is `threadCpuNs(process.pid, process.pid)`.
+ *
+ * @example
+ * const shimAndOrigin = await threadCpuNs(process.pid, process.pid);
+ */
+export async function threadCpuNs(pid: number, tid: number): Promise<number> {
+  return Number((await readFile(`/proc/${pid}/task/${tid}/schedstat`, "utf8")).split(" ")[0]);
+}
+
+/**
+ * Which of this process's children named `name` listens on TCP `port` of loopback: the one that
+ * holds the listening socket's inode (/proc/net/tcp, then /proc/<pid>/fd). `undefined` if none.
+ *
+ * @example
+ * const workerd = await listenerPid(Number(new URL(worker.url).port), "workerd");
+ */
+export async function listenerPid(port: number, name: string): Promise<number | undefined> {
+  const inodes = new Set<string>();
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    const lines = (await readFile(table, "utf8").catch(() => "")).split("\n").slice(1);
+    for (const line of lines) {
+      // "sl local_address rem_address st … inode": the port is the hex after the colon; 0A is LISTEN.
+      const fields = line.trim().split(/\s+/);
+      if (fields[3] === "0A" && Number.parseInt(fields[1]?.split(":")[1] ?? "", 16) === port) inodes.add(`socket:[${fields[9]}]`);
+    }
+  }
+  for (const pid of await childPids(name)) {
+    const fds = await readdir(`/proc/${pid}/fd`).catch(() => []);
+    for (const fd of fds) if (inodes.has(await readlink(`/proc/${pid}/fd/${fd}`).catch(() => ""))) return pid;
+  }
+  return undefined;
 }
 
 /**

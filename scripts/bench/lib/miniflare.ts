@@ -6,12 +6,15 @@
 import { dirname } from "node:path";
 import type { Readable } from "node:stream";
 import { Miniflare } from "miniflare";
+import { listenerPid } from "../../local/process-cpu.ts";
 import type { WorkerBundle } from "./bundle.ts";
 
 /** A Worker being served. */
 export interface ServedWorker {
   /** `http://127.0.0.1:<port>` without a trailing slash. */
   url: string;
+  /** The workerd process that serves it, for its CPU time. */
+  pid: number;
   dispose(): Promise<void>;
 }
 
@@ -41,7 +44,9 @@ export async function serveWorker(bundle: WorkerBundle, bindings: Record<string,
   });
   try {
     const url = await mf.ready;
-    return { url: url.origin, dispose: () => mf.dispose() };
+    const pid = await listenerPid(Number(url.port), "workerd");
+    if (pid === undefined) throw new Error(`no workerd process of ours listens on ${url.origin}`);
+    return { url: url.origin, pid, dispose: () => mf.dispose() };
   } catch (error) {
     await mf.dispose().catch(() => undefined);
     throw error;

@@ -127,7 +127,10 @@ function throughput(results: BenchResults, image: Image): string[] {
       "(a) **pass-through** (Hono + `hono/proxy`), (b) **floor**: the same plus one `PING` to the REST endpoint per request, the least any Redis-backed limiter can cost, " +
       "(c) **ratewall**, (d) **peer**: a small Hono Worker with `@upstash/ratelimit`. `-1` is a route with one rule, `-2` with two (fixed window, limits never reached). " +
       "Load from autocannon (in its own worker thread) at each concurrency, after an unrecorded warm-up, rounds interleaved; req/s and latencies are medians over rounds (latencies from every response's own time, µs resolution), " +
-      "and **every ratio is the median of paired per-round ratios** (each round's ratewall run against the same round's other run), shown with the per-round range. *mean* is connections / throughput.",
+      "and **every ratio is the median of paired per-round ratios** (each round's ratewall run against the same round's other run), shown with the per-round range. *mean* is connections / throughput. " +
+      "The last table says where one request's CPU goes, from `/proc` around each round (medians over rounds): the Worker's workerd process (the Worker and Miniflare's entry Worker), " +
+      "the bench's main thread (the REST shim and the origin; the load generator runs in its own thread and is not counted) and `redis-server`. " +
+      "On this machine they all share its cores with the load generator, so throughput follows the total.",
     ({ rows, ratios, rounds, secondsPerRound, warmupRequests }) => [
       table(
         ["Worker", "concurrency", "req/s", "p50 ms", "p99 ms", "mean ms", "non-200", "errors"],
@@ -149,6 +152,14 @@ function throughput(results: BenchResults, image: Image): string[] {
       ),
       "",
       `${rounds} rounds of ${secondsPerRound} s per Worker and concurrency, each Worker after ${int(warmupRequests)} unrecorded requests at that concurrency.`,
+      "",
+      table(
+        ["Worker", "concurrency", "CPU µs per request: workerd", "shim + origin", "Redis", "total"],
+        rows.map((r) => {
+          const { workerd, shimAndOrigin, redis } = r.cpu;
+          return [r.contender, r.concurrency, num(workerd, 0), num(shimAndOrigin, 0), num(redis, 0), num(workerd + shimAndOrigin + redis, 0)];
+        }),
+      ),
       "",
       image("throughput.svg"),
     ],

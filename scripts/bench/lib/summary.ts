@@ -105,6 +105,18 @@ function throughputRows({ sections }: BenchResults): Row[] {
       ]);
     }
   }
+  const top = Math.max(...levels);
+  const ours = find("ratewall-1", top);
+  const peer = find("peer-1", top);
+  const floor = find("floor", top);
+  const stack = (row?: ThroughputRow) => (row ? `${num(row.cpu.workerd, 0)} / ${num(row.cpu.shimAndOrigin, 0)} / ${num(row.cpu.redis, 0)} µs` : "–");
+  const total = (row?: ThroughputRow) => (row ? row.cpu.workerd + row.cpu.shimAndOrigin + row.cpu.redis : Number.NaN);
+  out.push([
+    `CPU per request across the stack at c=${top}, one rule: workerd / shim + origin / Redis`,
+    stack(ours),
+    stack(peer),
+    `floor ${stack(floor)}; totals ratewall ${num(total(ours), 0)}, peer ${num(total(peer), 0)}, floor ${num(total(floor), 0)} µs (medians over rounds, from /proc)`,
+  ]);
   return out;
 }
 

@@ -17,7 +17,7 @@ import { type BenchContext, measured, type Outcome } from "../lib/context.ts";
 import { type Bundles, serveKind, type Upstream, type WorkerKind } from "../lib/fleet.ts";
 import { interleave } from "../lib/interleave.ts";
 import type { ServedWorker } from "../lib/miniflare.ts";
-import { childPids, cpuNs } from "../../local/process-cpu.ts";
+import { cpuNs } from "../../local/process-cpu.ts";
 import { startRecordingRelay } from "../lib/recording-relay.ts";
 import type { CannedReply } from "../lib/reply-key.ts";
 import { median, pairedRatio, ratioRange } from "../lib/stats.ts";
@@ -101,32 +101,23 @@ export async function measureCpu(ctx: BenchContext): Promise<Outcome<CpuData>> {
   const recorded = await recordReplies(ctx, contenders);
   const bundlesDir = dirname(dirname(ctx.bundles.floor.scriptPath));
   const harness = await bundleWorker({ name: "cpu-harness", entry: "scripts/bench/workers/cpu-harness.ts", external: ["./target.js"] }, bundlesDir, "esbuild");
-  const served = new Map<CpuContender, { worker: ServedWorker; pid: number }>();
+  const served = new Map<CpuContender, ServedWorker>();
   const inProcess: Upstream = { ...ctx.upstream, originUrl: "http://origin.cpu.invalid", restUrl: `http://${restHost}` };
   try {
     for (const contender of contenders) {
       ctx.progress.step(`cpu: starting ${contender} in its harness`);
       const { kind } = setups[contender];
       const bundles: Bundles = { ...ctx.bundles, [kind]: await harnessed(ctx.bundles[kind], harness, join(bundlesDir, `cpu-${contender}`)) };
-      const before = await childPids("workerd");
-      const worker = await serveKind(kind, bundles, inProcess, ctx.keyPrefix, {
-        REST_HOST: restHost,
-        REPLIES: JSON.stringify(recorded.get(contender)!.replies),
-      });
-      const started = [...(await childPids("workerd"))].filter((pid) => !before.has(pid));
-      if (started.length !== 1) {
-        await worker.dispose();
-        throw new Error(`expected one new workerd process for ${contender}, found ${started.length}`);
-      }
-      served.set(contender, { worker, pid: started[0]! });
+      const replies = JSON.stringify(recorded.get(contender)!.replies);
+      served.set(contender, await serveKind(kind, bundles, inProcess, ctx.keyPrefix, { REST_HOST: restHost, REPLIES: replies }));
     }
     const { requests, rounds, warmupRequests } = ctx.profile.cpu;
     const run = async (contender: CpuContender, amount: number) => {
-      const { worker, pid } = served.get(contender)!;
+      const { url, pid } = served.get(contender)!;
       const query = new URLSearchParams({ n: String(amount), concurrency: String(concurrency), path: setups[contender].path });
       query.set("ip", `10.200.${contenders.indexOf(contender)}.1`);
       const before = await cpuNs(pid);
-      const answer = await fetch(`${worker.url}/?${query}`);
+      const answer = await fetch(`${url}/?${query}`);
       const text = await answer.text();
       const used = (await cpuNs(pid)) - before;
       const { statuses = {} } = (answer.ok ? JSON.parse(text) : {}) as { statuses?: Record<string, number> };
@@ -165,7 +156,7 @@ export async function measureCpu(ctx: BenchContext): Promise<Outcome<CpuData>> {
       );
     return measured({ requestsPerRound: requests, rounds, concurrency, rows, ratios });
   } finally {
-    for (const { worker } of served.values()) await worker.dispose();
+    for (const worker of served.values()) await worker.dispose();
   }
 }
 

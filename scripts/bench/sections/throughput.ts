@@ -2,12 +2,16 @@
  * @module Section 2: what the Worker adds, against the physical floor. The four Workers run side
  * by side on one stack and are loaded in interleaved rounds at each concurrency level, with one
  * and with two rules per route. Ratios are taken round by round (stats.ts), then the median.
+ * Around each round the CPU of every process a request crosses is read from /proc, so the report
+ * can say where one request's time goes: the Worker's workerd, the shim and the origin (the
+ * bench's main thread; the load generator has its own thread), and Redis.
  */
 import { type BenchContext, measured, type Outcome } from "../lib/context.ts";
 import type { WorkerKind } from "../lib/fleet.ts";
 import { interleave } from "../lib/interleave.ts";
 import type { LoadResult } from "../lib/load.ts";
 import type { ServedWorker } from "../lib/miniflare.ts";
+import { cpuNs, threadCpuNs } from "../../local/process-cpu.ts";
 import { median, pairedRatio, ratioRange } from "../lib/stats.ts";
 
 /** A Worker on a route: `ratewall-2` is ratewall on the two-rule route. */
@@ -25,7 +29,18 @@ export interface ThroughputRow {
   /** Responses that were not 200, and socket errors, over all rounds (should be 0). */
   non200: number;
   errors: number;
+  /** Medians over rounds of each process's CPU per request. */
+  cpu: StackCpu;
   rounds: Array<Pick<LoadResult, "rps" | "p50" | "p99">>;
+}
+
+/** CPU µs one request costs each process it crosses, over a whole round. */
+export interface StackCpu {
+  /** The Worker's workerd process (the Worker, and Miniflare's entry Worker in front of it). */
+  workerd: number;
+  /** The bench's main thread: the REST shim and the origin. */
+  shimAndOrigin: number;
+  redis: number;
 }
 
 /** ratewall over another Worker, same rule count and concurrency; median of per-round ratios. */
@@ -86,16 +101,26 @@ export async function measureThroughput(ctx: BenchContext): Promise<Outcome<Thro
       ctx.progress.step(`throughput c=${connections} warm-up: ${contender}`);
       await ctx.load.run({ url: url(contender), connections, amount: Math.max(warmupRequests, connections), headers: { "cf-connecting-ip": "10.255.0.1" } });
     }
-    const byContender = await interleave(contenders, rounds, (contender, round) => {
+    const byContender = await interleave(contenders, rounds, async (contender, round) => {
       ctx.progress.step(`throughput c=${connections} round ${round + 1}/${rounds}: ${contender}`);
       // One client per contender and round; limits are unreachable, so nothing is refused.
       const headers = { "cf-connecting-ip": `10.${contenders.indexOf(contender)}.${connections}.${round + 1}` };
-      return ctx.load.run({ url: url(contender), connections, seconds, headers });
+      const processes = [workers.get(routes[contender][0])!.pid, ctx.stack.redis.pid];
+      const before = await cpuOf(processes);
+      const result = await ctx.load.run({ url: url(contender), connections, seconds, headers });
+      const after = await cpuOf(processes);
+      const us = (i: number) => (after[i]! - before[i]!) / 1000 / result.requests;
+      return { ...result, cpu: { workerd: us(0), shimAndOrigin: us(2), redis: us(1) } };
     });
     for (const contender of contenders) rows.push(summarize(contender, connections, byContender[contender]));
     ratios.push(...ratiosAt(connections, byContender));
   }
   return measured({ secondsPerRound: seconds, rounds, warmupRequests, rows, ratios });
+}
+
+/** CPU ns of each process in `pids`, then of this process's main thread. */
+async function cpuOf(pids: number[]): Promise<number[]> {
+  return [...(await Promise.all(pids.map(cpuNs))), await threadCpuNs(process.pid, process.pid)];
 }
 
 function ratiosAt(concurrency: number, byContender: Partial<Record<Contender, LoadResult[]>>): ThroughputRatio[] {
@@ -126,8 +151,9 @@ function ratiosAt(concurrency: number, byContender: Partial<Record<Contender, Lo
   return ratios;
 }
 
-function summarize(contender: Contender, concurrency: number, results: LoadResult[]): ThroughputRow {
+function summarize(contender: Contender, concurrency: number, results: Array<LoadResult & { cpu: StackCpu }>): ThroughputRow {
   const rps = median(results.map((r) => r.rps));
+  const cpu = (field: keyof StackCpu) => median(results.map((r) => r.cpu[field]));
   return {
     contender,
     concurrency,
@@ -137,6 +163,7 @@ function summarize(contender: Contender, concurrency: number, results: LoadResul
     meanMs: (concurrency / rps) * 1000,
     non200: results.reduce((sum, r) => sum + r.requests - (r.statuses["200"] ?? 0), 0),
     errors: results.reduce((sum, r) => sum + r.errors, 0),
+    cpu: { workerd: cpu("workerd"), shimAndOrigin: cpu("shimAndOrigin"), redis: cpu("redis") },
     rounds: results.map(({ rps, p50, p99 }) => ({ rps, p50, p99 })),
   };
 }
