@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { OriginError } from "../errors.ts";
-import { forwardToOrigin, targetUrl } from "./forward.ts";
+import { forwardToOrigin, targetUrl, urlParts } from "./forward.ts";
 
 function recordingFetch(response = () => new Response("ok", { headers: { connection: "close", "x-origin": "1" } })) {
   const seen: Request[] = [];
@@ -73,7 +73,30 @@ describe("forwardToOrigin", () => {
 
 describe("targetUrl", () => {
   it("Should keep the request's URL without an origin, and prefix an origin's path", () => {
-    expect(targetUrl(new URL("https://a.test/x?y=1"), undefined)).toBe("https://a.test/x?y=1");
-    expect(targetUrl(new URL("https://a.test/x?y=1"), "https://b.test/api/")).toBe("https://b.test/api/x?y=1");
+    expect(targetUrl(urlParts("https://a.test/x?y=1"), undefined)).toBe("https://a.test/x?y=1");
+    expect(targetUrl(urlParts("https://a.test/x?y=1"), "https://b.test/api/")).toBe("https://b.test/api/x?y=1");
+    expect(targetUrl(urlParts("https://a.test/x?y=1"), "https://b.test")).toBe("https://b.test/x?y=1");
+  });
+});
+
+describe("urlParts", () => {
+  const cases = [
+    "https://a.test/x?y=1",
+    "http://a.test:8080/",
+    "https://user:pw@a.test/x/y/?q=1&r=%20",
+    "http://[::1]:8787/v1//users?page=2",
+    "https://a.test/x#fragment",
+    "https://a.test/x?y=1#fragment?z",
+    "https://xn--bcher-kva.example/%E2%82%AC?q=%E2%82%AC",
+  ];
+  it.each(cases)("Should slice %s as the URL parser reads it, without its fragment", (href) => {
+    const serialized = new Request(href).url;
+    const url = new URL(serialized);
+    expect(urlParts(serialized)).toEqual({
+      protocol: url.protocol.slice(0, -1),
+      host: url.host,
+      origin: url.origin,
+      pathAndQuery: `${url.pathname}${url.search}`,
+    });
   });
 });

@@ -39,12 +39,12 @@ export interface ForwardOptions {
  * const res = await forwardToOrigin(c.req.raw, { origin: "https://origin.example.com", timeoutMs: 30_000 });
  */
 export async function forwardToOrigin(request: Request, options: ForwardOptions): Promise<Response> {
-  const url = new URL(request.url);
+  const url = urlParts(request.url);
   const target = targetUrl(url, options.origin);
   const targetOrigin = options.origin ? originBase(options.origin).origin : url.origin;
   // Without ORIGIN_URL the request's own URL is the origin, which is right on a zone route; on
   // workers.dev that URL is this Worker, and fetching it would only loop back here.
-  if (!options.origin && url.hostname.endsWith(".workers.dev")) throw new OriginError("none", targetOrigin);
+  if (!options.origin && url.host.replace(/:\d+$/, "").endsWith(".workers.dev")) throw new OriginError("none", targetOrigin);
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs);
   try {
@@ -65,12 +65,48 @@ export async function forwardToOrigin(request: Request, options: ForwardOptions)
   }
 }
 
-/** The URL the origin sees: path and query exactly as the client sent them. Built as text: copying the URL and setting its parts costs more. */
-export function targetUrl(url: URL, origin: string | undefined): string {
-  if (!origin) return url.href;
+/**
+ * The URL the origin sees: path and query exactly as the client sent them, on `origin` (its path
+ * a prefix) if given. Built as text: copying a `URL` and setting its parts costs more.
+ *
+ * @example
+ * targetUrl(urlParts("https://a.test/x?y=1"), "https://b.test/api/"); // → "https://b.test/api/x?y=1"
+ */
+export function targetUrl(url: UrlParts, origin: string | undefined): string {
+  if (!origin) return `${url.origin}${url.pathAndQuery}`;
   const base = originBase(origin);
-  const path = base.pathname === "/" ? url.pathname : `${base.pathname.replace(/\/$/, "")}${url.pathname}`;
-  return `${base.origin}${path}${url.search}`;
+  return `${base.origin}${base.pathname === "/" ? "" : base.pathname.replace(/\/$/, "")}${url.pathAndQuery}`;
+}
+
+/** What {@link urlParts} slices from a request's URL. */
+export interface UrlParts {
+  /** `https`, without the colon. */
+  protocol: string;
+  /** Host and port, as `URL.host`. */
+  host: string;
+  origin: string;
+  /** From the first `/` of the path, query included, fragment dropped. */
+  pathAndQuery: string;
+}
+
+/**
+ * The parts of a request's URL the forwarder needs, sliced from its text: `Request.url` is the
+ * runtime's serialization of an already parsed http(s) URL (WHATWG URL §4.5: scheme, `//`,
+ * optional userinfo, host, path from its first `/`), so parsing it again would cost a `URL` on
+ * every allowed request for nothing. The fragment, which is never sent, is dropped.
+ *
+ * @example
+ * urlParts("https://a.test:8443/x?y=1#f"); // → { protocol: "https", host: "a.test:8443", origin: "https://a.test:8443", pathAndQuery: "/x?y=1" }
+ */
+export function urlParts(href: string): UrlParts {
+  const authorityAt = href.indexOf("//") + 2;
+  const slash = href.indexOf("/", authorityAt);
+  const pathAt = slash < 0 ? href.length : slash;
+  const authority = href.slice(authorityAt, pathAt);
+  const host = authority.slice(authority.lastIndexOf("@") + 1);
+  const hash = href.indexOf("#", pathAt);
+  const pathAndQuery = href.slice(pathAt, hash < 0 ? href.length : hash) || "/";
+  return { protocol: href.slice(0, authorityAt - 3), host, origin: `${href.slice(0, authorityAt)}${host}`, pathAndQuery };
 }
 
 /** The parsed origin; read only, never mutated, since it is shared between requests. */
@@ -84,11 +120,11 @@ function originBase(origin: string): URL {
 }
 
 /** Edits a copy of the client's headers into the origin's; `url` is the request's own. */
-function forwardedHeaders(headers: Headers, url: URL): void {
+function forwardedHeaders(headers: Headers, url: UrlParts): void {
   dropHopByHop(headers, NOT_FORWARDED);
   // The origin's own host comes from the target URL; keep the one the client asked for.
   headers.set("x-forwarded-host", url.host);
-  headers.set("x-forwarded-proto", url.protocol.slice(0, -1));
+  headers.set("x-forwarded-proto", url.protocol);
 }
 
 /** Edits a copy of the origin's headers: no hop-by-hop ones, and no encoding the runtime already undid. */
