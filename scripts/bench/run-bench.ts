@@ -37,6 +37,8 @@ export interface RunOptions {
   command: string;
   /** No progress line (tests). */
   quiet?: boolean;
+  /** Also write CPU profiles of the shim (section 3) and of the Workers (section 10) here. */
+  cpuProfilesDir?: string;
 }
 
 /**
@@ -68,7 +70,8 @@ export async function runBench(options: RunOptions): Promise<BenchResults> {
       };
       workers = createWorkerPool(bundles, upstream, keyPrefix);
       const ratewallMissing = await checkRatewall(workers);
-      const ctx: BenchContext = { profile: options.profile, stack, bundles, upstream, ratewallMissing, keyPrefix, progress, load, workers };
+      const { cpuProfilesDir } = options;
+      const ctx: BenchContext = { profile: options.profile, stack, bundles, upstream, ratewallMissing, keyPrefix, progress, load, workers, cpuProfilesDir };
       const guard = async <T>(run: () => Promise<Outcome<T>> | Outcome<T>): Promise<Outcome<T>> => {
         try {
           return await run();

@@ -20,15 +20,20 @@ export interface ShimProcess {
 }
 
 /**
- * Runs `node --import tsx scripts/upstash-shim/cli.ts --port 0 …args` and resolves once it says
- * where it listens. `node` itself, not the `tsx` wrapper, so that `pid` is the shim's own process.
+ * Runs `node …nodeFlags --import tsx scripts/upstash-shim/cli.ts --port 0 …args` and resolves once
+ * it says where it listens. `node` itself, not the `tsx` wrapper, so that `pid` is the shim's own
+ * process (and flags such as `--cpu-prof`, which NODE_OPTIONS refuses, reach it).
  *
  * @example
  * const shim = await spawnShim(["--redis-url", redis.url, "--token", token]);
  * try { … } finally { await shim.stop(); }
  */
-export async function spawnShim(args: string[], env: Record<string, string> = {}, timeoutMs = 20_000): Promise<ShimProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/upstash-shim/cli.ts", "--port", "0", ...args], {
+export async function spawnShim(
+  args: string[],
+  env: Record<string, string> = {},
+  { timeoutMs = 20_000, nodeFlags = [] }: { timeoutMs?: number; nodeFlags?: string[] } = {},
+): Promise<ShimProcess> {
+  const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", "scripts/upstash-shim/cli.ts", "--port", "0", ...args], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -25,6 +25,8 @@ export interface BenchContext {
   load: LoadPool;
   /** The Workers, started on first use and shared between sections. */
   workers: WorkerPool;
+  /** Where sections 3 and 10 write CPU profiles (`--cpu-profiles DIR`); none without it. */
+  cpuProfilesDir?: string;
 }
 
 /** A section's result. */

@@ -70,7 +70,8 @@ export function bindingsFor(kind: WorkerKind, upstream: Upstream, keyPrefix: str
 }
 
 /**
- * Serves one Worker of `kind` on `upstream`, with `extraBindings` beside its own.
+ * Serves one Worker of `kind` on `upstream`, with `extra.bindings` beside its own and its
+ * inspector on `extra.inspectorPort` if given.
  *
  * @example
  * const ratewall = await serveKind("ratewall", bundles, upstream, "bench1");
@@ -80,11 +81,12 @@ export function serveKind(
   bundles: Bundles,
   upstream: Upstream,
   keyPrefix: string,
-  extraBindings: Record<string, string> = {},
+  extra: { bindings?: Record<string, string>; inspectorPort?: number } = {},
 ): Promise<ServedWorker> {
   // ratewall runs as deployed with analytics on: every decision writes an Analytics Engine data point.
   const analytics = kind === "ratewall" ? { analyticsEngineDatasets: { RATEWALL_ANALYTICS: { dataset: "ratewall_bench" } } } : {};
-  return serveWorker(bundles[kind], { ...bindingsFor(kind, upstream, keyPrefix), ...extraBindings }, analytics);
+  const inspector = extra.inspectorPort ? { inspectorPort: extra.inspectorPort } : {};
+  return serveWorker(bundles[kind], { ...bindingsFor(kind, upstream, keyPrefix), ...extra.bindings }, { ...analytics, ...inspector });
 }
 
 /**

@@ -22,23 +22,26 @@ export interface ServedWorker {
 export interface ServeOptions {
   handleRuntimeStdio?: (stdout: Readable, stderr: Readable) => void;
   analyticsEngineDatasets?: Record<string, { dataset: string }>;
+  /** Opens workerd's inspector on this port, for a CPU profile (cpu-profile.ts). */
+  inspectorPort?: number;
 }
 
 /**
  * Starts one Miniflare instance (its own workerd process) for `bundle` with `bindings`.
  * `handleRuntimeStdio` receives the Worker's stdout and stderr (by default they go to ours);
- * `analyticsEngineDatasets` binds workerd's local Analytics Engine.
+ * `analyticsEngineDatasets` binds workerd's local Analytics Engine; `inspectorPort` opens its inspector.
  *
  * @example
  * const worker = await serveWorker(bundle, { ORIGIN_URL: origin.url });
  * try { await fetch(worker.url); } finally { await worker.dispose(); }
  */
 export async function serveWorker(bundle: WorkerBundle, bindings: Record<string, string>, options: ServeOptions = {}): Promise<ServedWorker> {
-  const { handleRuntimeStdio, analyticsEngineDatasets } = options;
+  const { handleRuntimeStdio, analyticsEngineDatasets, inspectorPort } = options;
   const mf = new Miniflare({
     host: "127.0.0.1",
     port: 0,
     ...(handleRuntimeStdio ? { handleRuntimeStdio } : {}),
+    ...(inspectorPort ? { inspectorPort } : {}),
     ...workerOptions(bundle, bindings),
     ...(analyticsEngineDatasets ? { analyticsEngineDatasets } : {}),
   });

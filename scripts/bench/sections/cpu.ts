@@ -10,7 +10,7 @@
  * (scripts/local/process-cpu.ts) around each round, which is one HTTP request to the harness.
  * Rounds are interleaved; figures are medians of rounds, ratios medians of per-round ratios.
  */
-import { copyFile, mkdir } from "node:fs/promises";
+import { copyFile, mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { bundleWorker, type WorkerBundle } from "../lib/bundle.ts";
 import { type BenchContext, measured, type Outcome } from "../lib/context.ts";
@@ -18,6 +18,8 @@ import { type Bundles, serveKind, type Upstream, type WorkerKind } from "../lib/
 import { interleave } from "../lib/interleave.ts";
 import type { ServedWorker } from "../lib/miniflare.ts";
 import { cpuNs } from "../../local/process-cpu.ts";
+import { freePort } from "../../local/redis-server.ts";
+import { profileWhile } from "../lib/cpu-profile.ts";
 import { startRecordingRelay } from "../lib/recording-relay.ts";
 import type { CannedReply } from "../lib/reply-key.ts";
 import { median, pairedRatio, ratioRange } from "../lib/stats.ts";
@@ -101,7 +103,7 @@ export async function measureCpu(ctx: BenchContext): Promise<Outcome<CpuData>> {
   const recorded = await recordReplies(ctx, contenders);
   const bundlesDir = dirname(dirname(ctx.bundles.floor.scriptPath));
   const harness = await bundleWorker({ name: "cpu-harness", entry: "scripts/bench/workers/cpu-harness.ts", external: ["./target.js"] }, bundlesDir, "esbuild");
-  const served = new Map<CpuContender, ServedWorker>();
+  const served = new Map<CpuContender, ServedWorker & { inspectorPort?: number }>();
   const inProcess: Upstream = { ...ctx.upstream, originUrl: "http://origin.cpu.invalid", restUrl: `http://${restHost}` };
   try {
     for (const contender of contenders) {
@@ -109,7 +111,9 @@ export async function measureCpu(ctx: BenchContext): Promise<Outcome<CpuData>> {
       const { kind } = setups[contender];
       const bundles: Bundles = { ...ctx.bundles, [kind]: await harnessed(ctx.bundles[kind], harness, join(bundlesDir, `cpu-${contender}`)) };
       const replies = JSON.stringify(recorded.get(contender)!.replies);
-      served.set(contender, await serveKind(kind, bundles, inProcess, ctx.keyPrefix, { REST_HOST: restHost, REPLIES: replies }));
+      const inspectorPort = ctx.cpuProfilesDir ? await freePort() : undefined;
+      const worker = await serveKind(kind, bundles, inProcess, ctx.keyPrefix, { bindings: { REST_HOST: restHost, REPLIES: replies }, inspectorPort });
+      served.set(contender, { ...worker, inspectorPort });
     }
     const { requests, rounds, warmupRequests } = ctx.profile.cpu;
     const run = async (contender: CpuContender, amount: number) => {
@@ -134,6 +138,13 @@ export async function measureCpu(ctx: BenchContext): Promise<Outcome<CpuData>> {
       ctx.progress.step(`cpu round ${round + 1}/${rounds}: ${contender}`);
       return run(contender, requests);
     });
+    if (ctx.cpuProfilesDir) {
+      for (const contender of contenders) {
+        ctx.progress.step(`cpu: profiling one round of ${contender}`);
+        const profile = await profileWhile(served.get(contender)!.inspectorPort!, () => run(contender, requests));
+        await writeFile(join(ctx.cpuProfilesDir, `workerd-${contender}.cpuprofile`), JSON.stringify(profile));
+      }
+    }
     const rows = contenders.map((contender): CpuRow => {
       const us = byContender[contender];
       return {

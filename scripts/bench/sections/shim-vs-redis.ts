@@ -71,7 +71,9 @@ export async function measureShimVsRedis(ctx: BenchContext): Promise<Outcome<Shi
   const { token } = ctx.upstream;
   const shims: Partial<Record<ShimPath, Pick<ShimProcess, "url" | "pid" | "stop">>> = {};
   try {
-    shims["ratewall-shim"] = await spawnShim(["--redis-url", ctx.stack.redis.url, "--token", token]);
+    // With --cpu-profiles, Node writes the shim's profile (CPU.<date>.<pid>….cpuprofile) as it exits on stop()'s SIGTERM.
+    const nodeFlags = ctx.cpuProfilesDir ? ["--cpu-prof", `--cpu-prof-dir=${ctx.cpuProfilesDir}`] : [];
+    shims["ratewall-shim"] = await spawnShim(["--redis-url", ctx.stack.redis.url, "--token", token], {}, { nodeFlags });
     shims["peer-shim"] = await spawnPeerShim(ctx.stack.redis.url, token);
     const expected = await loadScript(ctx.stack.redis.url, script, command);
     for (const path of ["ratewall-shim", "peer-shim"] as const) {
