@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { addJsExtensions } from "./specifiers.ts";
+import { tsToJsSpecifiers } from "./specifiers.ts";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const outputs = ["dist/src", "dist/scripts"].map((dir) => join(root, dir));
@@ -31,7 +31,7 @@ for (const project of ["tsconfig.build.json", "scripts/tsconfig.build.json"]) {
 let count = 0;
 for (const file of outputs.flatMap(files).filter((path) => /\.(js|d\.ts)$/.test(path))) {
   const code = readFileSync(file, "utf8");
-  const fixed = addJsExtensions(code, file, (specifier) => existsSync(join(dirname(file), specifier)));
+  const fixed = tsToJsSpecifiers(code, file, (specifier) => existsSync(join(dirname(file), specifier)));
   if (fixed !== code) writeFileSync(file, fixed);
   count++;
 }
