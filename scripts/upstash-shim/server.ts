@@ -72,25 +72,32 @@ export function createShimListener(options: ShimListenerOptions): RequestListene
   const syncPrefix = randomBytes(4).toString("hex");
   let syncCounter = 0;
 
+  /**
+   * The headers of every answer, as the flat `[name, value, …]` list that `writeHead` takes
+   * without merging (no `setHeader` before it): §10, a new, non-empty sync token; §14, CORS.
+   */
+  const answerHeaders = (...more: string[]) => [
+    "upstash-sync-token",
+    `${syncPrefix}-${++syncCounter}`,
+    "access-control-allow-origin",
+    "*",
+    "access-control-expose-headers",
+    "upstash-sync-token",
+    ...more,
+  ];
   const send = (res: ServerResponse, status: number, body: string, extra: Record<string, string> = {}) => {
     if (res.headersSent) return void res.end(); // A stream already under way can only be ended.
     stats.bytesOut += Buffer.byteLength(body);
-    res.writeHead(status, { "content-type": "application/json", ...extra });
+    res.writeHead(status, answerHeaders("content-type", "application/json", ...Object.entries(extra).flat()));
     res.end(body);
   };
 
   return async function handleShimRequest(req, res) {
     stats.requests++;
-    // §10: a new, non-empty token on every response; §14: CORS for browsers.
-    res.setHeader("upstash-sync-token", `${syncPrefix}-${++syncCounter}`);
-    res.setHeader("access-control-allow-origin", "*");
-    res.setHeader("access-control-expose-headers", "upstash-sync-token");
     const method = req.method ?? "GET";
     if (method === "OPTIONS") {
-      res.writeHead(204, {
-        "access-control-allow-methods": ALLOW,
-        "access-control-allow-headers": "authorization, content-type, upstash-encoding, upstash-sync-token, upstash-response-format",
-      });
+      const allowHeaders = "authorization, content-type, upstash-encoding, upstash-sync-token, upstash-response-format";
+      res.writeHead(204, answerHeaders("access-control-allow-methods", ALLOW, "access-control-allow-headers", allowHeaders));
       return void res.end();
     }
     const refuse = (status: number, body: string, extra: Record<string, string> = {}) => {
@@ -113,6 +120,8 @@ export function createShimListener(options: ShimListenerOptions): RequestListene
       }
       const route = routeOf(url.pathname);
       if (route.kind === "subscribe") {
+        const headers = answerHeaders();
+        for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i]!, headers[i + 1]!);
         return await serveSubscription(req, res, { ...route, subscriber: options.subscriber, stats });
       }
       const body = await readBody(req, options.maxBodyBytes);
