@@ -37,7 +37,7 @@ export const profiles: Record<Profile["name"], Profile> = {
     bundler: "wrangler",
     roundTrips: { decisions: 20 },
     throughput: { concurrency: [1, 10, 50], rounds: 5, seconds: 4, warmupRequests: 2000 },
-    cpu: { requests: 1200, rounds: 11, warmupRequests: 1500 },
+    cpu: { requests: 6000, rounds: 11, warmupRequests: 3000 },
     shimVsRedis: { concurrency: [1, 50], rounds: 5, seconds: 2, redisRequests: 40_000, warmupSeconds: 4 },
     accuracy: { requests: 2000, concurrency: 200, limit: 100 },
     edgeBurst: { limit: 10, windowMs: 1000, ratePerSecond: 40, durationMs: 3500 },
