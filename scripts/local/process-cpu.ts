@@ -15,11 +15,8 @@ import { readdir, readFile, readlink } from "node:fs/promises";
 export async function cpuNs(pid: number): Promise<number> {
   const tasks = await readdir(`/proc/${pid}/task`);
   let total = 0;
-  for (const tid of tasks) {
-    // A thread may end between readdir and readFile; it then counts for nothing in either read.
-    const text = await readFile(`/proc/${pid}/task/${tid}/schedstat`, "utf8").catch(() => "0");
-    total += Number(text.split(" ")[0]);
-  }
+  // A thread may end between readdir and readFile; it then counts for nothing in either read.
+  for (const tid of tasks) total += await threadCpuNs(pid, Number(tid)).catch(() => 0);
   return total;
 }
 
