@@ -6,6 +6,7 @@ import type { Chart } from "./chart-specs.ts";
 import { bytes, int, num, percent, ratio, table } from "./markdown.ts";
 import type { BenchResults, SectionName } from "./results.ts";
 import { summaryTable } from "./summary.ts";
+import { stackTotal } from "../sections/throughput.ts";
 
 /**
  * Renders the whole report; `charts` are the SVG files written beside it.
@@ -157,7 +158,7 @@ function throughput(results: BenchResults, image: Image): string[] {
         ["Worker", "concurrency", "CPU µs per request: workerd", "shim + origin", "Redis", "total"],
         rows.map((r) => {
           const { workerd, shimAndOrigin, redis } = r.cpu;
-          return [r.contender, r.concurrency, num(workerd, 0), num(shimAndOrigin, 0), num(redis, 0), num(workerd + shimAndOrigin + redis, 0)];
+          return [r.contender, r.concurrency, num(workerd, 0), num(shimAndOrigin, 0), num(redis, 0), num(stackTotal(r.cpu), 0)];
         }),
       ),
       "",

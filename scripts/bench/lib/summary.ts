@@ -4,7 +4,7 @@
  */
 import type { AlgorithmName } from "../../../src/limiter/types.ts";
 import type { RoundTripRow } from "../sections/round-trips.ts";
-import type { ThroughputRow } from "../sections/throughput.ts";
+import { stackTotal, type ThroughputRow } from "../sections/throughput.ts";
 import { bytes, int, num, ratio, table } from "./markdown.ts";
 import type { BenchResults } from "./results.ts";
 import { algorithms } from "./scenarios.ts";
@@ -110,7 +110,7 @@ function throughputRows({ sections }: BenchResults): Row[] {
   const peer = find("peer-1", top);
   const floor = find("floor", top);
   const stack = (row?: ThroughputRow) => (row ? `${num(row.cpu.workerd, 0)} / ${num(row.cpu.shimAndOrigin, 0)} / ${num(row.cpu.redis, 0)} µs` : "–");
-  const total = (row?: ThroughputRow) => (row ? row.cpu.workerd + row.cpu.shimAndOrigin + row.cpu.redis : Number.NaN);
+  const total = (row?: ThroughputRow) => (row ? stackTotal(row.cpu) : Number.NaN);
   out.push([
     `CPU per request across the stack at c=${top}, one rule: workerd / shim + origin / Redis`,
     stack(ours),

@@ -34,7 +34,7 @@ export interface ThroughputRow {
   rounds: Array<Pick<LoadResult, "rps" | "p50" | "p99">>;
 }
 
-/** CPU µs one request costs each process it crosses, over a whole round. */
+/** CPU one request costs each process it crosses, over a whole round (µs; ns in a raw snapshot). */
 export interface StackCpu {
   /** The Worker's workerd process (the Worker, and Miniflare's entry Worker in front of it). */
   workerd: number;
@@ -105,12 +105,12 @@ export async function measureThroughput(ctx: BenchContext): Promise<Outcome<Thro
       ctx.progress.step(`throughput c=${connections} round ${round + 1}/${rounds}: ${contender}`);
       // One client per contender and round; limits are unreachable, so nothing is refused.
       const headers = { "cf-connecting-ip": `10.${contenders.indexOf(contender)}.${connections}.${round + 1}` };
-      const processes = [workers.get(routes[contender][0])!.pid, ctx.stack.redis.pid];
-      const before = await cpuOf(processes);
+      const workerd = workers.get(routes[contender][0])!.pid;
+      const before = await stackCpuNs(workerd, ctx.stack.redis.pid);
       const result = await ctx.load.run({ url: url(contender), connections, seconds, headers });
-      const after = await cpuOf(processes);
-      const us = (i: number) => (after[i]! - before[i]!) / 1000 / result.requests;
-      return { ...result, cpu: { workerd: us(0), shimAndOrigin: us(2), redis: us(1) } };
+      const after = await stackCpuNs(workerd, ctx.stack.redis.pid);
+      const us = (part: keyof StackCpu) => (after[part] - before[part]) / 1000 / result.requests;
+      return { ...result, cpu: { workerd: us("workerd"), shimAndOrigin: us("shimAndOrigin"), redis: us("redis") } };
     });
     for (const contender of contenders) rows.push(summarize(contender, connections, byContender[contender]));
     ratios.push(...ratiosAt(connections, byContender));
@@ -118,9 +118,20 @@ export async function measureThroughput(ctx: BenchContext): Promise<Outcome<Thro
   return measured({ secondsPerRound: seconds, rounds, warmupRequests, rows, ratios });
 }
 
-/** CPU ns of each process in `pids`, then of this process's main thread. */
-async function cpuOf(pids: number[]): Promise<number[]> {
-  return [...(await Promise.all(pids.map(cpuNs))), await threadCpuNs(process.pid, process.pid)];
+/** CPU ns so far of each part of the stack; the shim and the origin run in this process's main thread. */
+async function stackCpuNs(workerdPid: number, redisPid: number): Promise<StackCpu> {
+  const [workerd, redis, shimAndOrigin] = await Promise.all([cpuNs(workerdPid), cpuNs(redisPid), threadCpuNs(process.pid, process.pid)]);
+  return { workerd, shimAndOrigin, redis };
+}
+
+/**
+ * What one request costs the whole stack, µs.
+ *
+ * @example
+ * stackTotal(row.cpu); // → 739
+ */
+export function stackTotal({ workerd, shimAndOrigin, redis }: StackCpu): number {
+  return workerd + shimAndOrigin + redis;
 }
 
 function ratiosAt(concurrency: number, byContender: Partial<Record<Contender, LoadResult[]>>): ThroughputRatio[] {
