@@ -390,7 +390,7 @@ function cpu(results: BenchResults): string[] {
         data.ratios.map((r) => [`${r.contender} / ${r.versus}`, ratio(r.ratio), `${num(r.range[0])}–${num(r.range[1])}`]),
       ),
       "",
-      `${data.rounds} rounds of ${int(data.requestsPerRound)} requests per Worker, ${data.concurrency === 1 ? "one at a time" : `${data.concurrency} at a time`}.`,
+      `${data.rounds} rounds of ${int(data.requestsPerRound)} requests per Worker, one at a time.`,
       "",
     ],
   );

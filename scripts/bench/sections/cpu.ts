@@ -52,7 +52,6 @@ export interface CpuRatio {
 export interface CpuData {
   requestsPerRound: number;
   rounds: number;
-  concurrency: number;
   rows: CpuRow[];
   ratios: CpuRatio[];
 }
@@ -84,12 +83,6 @@ const pairs: Array<[CpuContender, CpuContender]> = [
 ];
 
 const restHost = "rest.cpu.invalid";
-/**
- * One request at a time: lanes started together would make `@upstash/redis` batch the peer's
- * calls of one tick into a pipeline, which the recorded replies do not hold (and which requests
- * arriving over HTTP one by one rarely trigger).
- */
-const concurrency = 1;
 
 /**
  * Records each contender's REST replies, serves it on them in-process, and measures workerd's CPU
@@ -118,7 +111,7 @@ export async function measureCpu(ctx: BenchContext): Promise<Outcome<CpuData>> {
     const { requests, rounds, warmupRequests } = ctx.profile.cpu;
     const run = async (contender: CpuContender, amount: number) => {
       const { url, pid } = served.get(contender)!;
-      const query = new URLSearchParams({ n: String(amount), concurrency: String(concurrency), path: setups[contender].path });
+      const query = new URLSearchParams({ n: String(amount), path: setups[contender].path });
       query.set("ip", `10.200.${contenders.indexOf(contender)}.1`);
       const before = await cpuNs(pid);
       const answer = await fetch(`${url}/?${query}`);
@@ -165,7 +158,7 @@ export async function measureCpu(ctx: BenchContext): Promise<Outcome<CpuData>> {
           range: ratioRange(byContender[a], byContender[b]),
         }),
       );
-    return measured({ requestsPerRound: requests, rounds, concurrency, rows, ratios });
+    return measured({ requestsPerRound: requests, rounds, rows, ratios });
   } finally {
     for (const worker of served.values()) await worker.dispose();
   }

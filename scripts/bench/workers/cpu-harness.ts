@@ -1,15 +1,19 @@
 /**
  * @module Bench Worker for the CPU section: the Worker under test (`./target.js`, the very bundle
  * the other sections serve, copied beside this one) together with its load and its network, in
- * one isolate. One call drives the Worker `n` times from `concurrency` lanes at once, calling its
- * `fetch` handler directly, and every `fetch` the Worker makes is answered at once: the REST
+ * one isolate. One call drives the Worker `n` times, one request at a time, calling its `fetch`
+ * handler directly, and every `fetch` the Worker makes is answered at once: the REST
  * endpoint with the reply recorded for the same command (reply-key.ts), anything else as the bench
  * origin does (`200 ok`). So a round's CPU is the Worker's own code, plus, per request and per
  * fetch, a `Request`, a JSON parse and a map lookup that every Worker pays alike: no socket, no
  * HTTP parser, no second Worker. An unknown command is a 500 naming it, so that a Worker whose
  * calls changed fails loudly instead of being timed on an error path.
  *
- * `GET /?n=<count>&concurrency=<lanes>&path=<path>&ip=<client>` answers the statuses it got and
+ * One at a time: requests started together would make `@upstash/redis` batch the peer's calls of
+ * one tick into a pipeline, which the recorded replies do not hold (and which requests arriving
+ * over HTTP one by one rarely trigger).
+ *
+ * `GET /?n=<count>&path=<path>&ip=<client>` answers the statuses it got and
  * the first 5xx body, e.g. `{"statuses":{"200":1200}}`.
  */
 import target from "./target.js";
@@ -50,17 +54,12 @@ export default {
     const headers = { "cf-connecting-ip": params.get("ip") ?? "192.0.2.1" };
     const statuses: Record<string, number> = {};
     let firstError: string | undefined;
-    let sent = 0;
-    const lane = async () => {
-      while (sent < n) {
-        sent++;
-        const response = await target.fetch(new Request(url, { headers }), env, ctx);
-        const body = await response.text();
-        if (response.status >= 500) firstError ??= body;
-        statuses[response.status] = (statuses[response.status] ?? 0) + 1;
-      }
-    };
-    await Promise.all(Array.from({ length: Number(params.get("concurrency")) }, lane));
+    for (let sent = 0; sent < n; sent++) {
+      const response = await target.fetch(new Request(url, { headers }), env, ctx);
+      const body = await response.text();
+      if (response.status >= 500) firstError ??= body;
+      statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+    }
     return Response.json({ statuses, firstError });
   },
 };
