@@ -261,7 +261,7 @@ describe("headers and instrumentation", () => {
 });
 
 describe("Pub/Sub over SSE (docs/shim.md §11.7)", () => {
-  it("Should stream the subscribe confirmation and then raw published messages", async () => {
+  it("Should stream the subscribe confirmation and then raw published messages, with the sync token and CORS headers of every answer", async () => {
     const channel = `chan ${randomUUID()}`;
     const abort = new AbortController();
     const res = await fetch(`${shim.url}/subscribe/${encodeURIComponent(channel)}`, {
@@ -272,6 +272,8 @@ describe("Pub/Sub over SSE (docs/shim.md §11.7)", () => {
     });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/event-stream");
+    expect(res.headers.get("upstash-sync-token")).toMatch(/^[0-9a-f]{8}-\d+$/);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
     let text = "";
     const readUntil = async (needle: string) => {

@@ -120,9 +120,7 @@ export function createShimListener(options: ShimListenerOptions): RequestListene
       }
       const route = routeOf(url.pathname);
       if (route.kind === "subscribe") {
-        const headers = answerHeaders();
-        for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i]!, headers[i + 1]!);
-        return await serveSubscription(req, res, { ...route, subscriber: options.subscriber, stats });
+        return await serveSubscription(req, res, { ...route, subscriber: options.subscriber, stats, headers: answerHeaders() });
       }
       const body = await readBody(req, options.maxBodyBytes);
       stats.bytesIn += body.length;

@@ -20,6 +20,8 @@ export interface Subscription {
   channels: string[];
   subscriber: SubscriberFactory;
   stats: ShimStats;
+  /** The headers every answer of the shim carries (sync token, CORS), flat `[name, value, …]`. */
+  headers: string[];
 }
 
 /**
@@ -29,7 +31,7 @@ export interface Subscription {
  * base64 (§11.7). Throws {@link RedisUnavailableError} when Redis refuses the subscription.
  *
  * @example
- * await serveSubscription(req, res, { pattern: false, channels: ["chat"], subscriber, stats });
+ * await serveSubscription(req, res, { pattern: false, channels: ["chat"], subscriber, stats, headers: [] });
  */
 export async function serveSubscription(req: IncomingMessage, res: ServerResponse, sub: Subscription): Promise<void> {
   req.resume(); // The body is `[]`; nothing in it matters.
@@ -54,7 +56,7 @@ export async function serveSubscription(req: IncomingMessage, res: ServerRespons
     throw new RedisUnavailableError(error); // The HTTP layer answers it with 503, as for any command.
   }
   if (closed) return;
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  res.writeHead(200, [...sub.headers, "content-type", "text/event-stream", "cache-control", "no-cache", "connection", "keep-alive"]);
   res.flushHeaders();
   for (const [i, channel] of sub.channels.entries()) write([kind, channel, String(i + 1)]);
   redis.on("messageBuffer", (channel: Buffer, message: Buffer) => write(["message", channel, message]));
