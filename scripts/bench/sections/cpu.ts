@@ -111,8 +111,7 @@ export async function measureCpu(ctx: BenchContext): Promise<Outcome<CpuData>> {
     const { requests, rounds, warmupRequests } = ctx.profile.cpu;
     const run = async (contender: CpuContender, amount: number) => {
       const { url, pid } = served.get(contender)!;
-      const query = new URLSearchParams({ n: String(amount), path: setups[contender].path });
-      query.set("ip", `10.200.${contenders.indexOf(contender)}.1`);
+      const query = new URLSearchParams({ n: String(amount), path: setups[contender].path, ip: `10.200.${contenders.indexOf(contender)}.1` });
       const before = await cpuNs(pid);
       const answer = await fetch(`${url}/?${query}`);
       const text = await answer.text();
