@@ -3,13 +3,19 @@
  * (docs/shim.md; § numbers below are that file's), so that `@upstash/redis` and
  * `@upstash/ratelimit` work against it unchanged.
  */
-import { createServer } from "node:http";
+import { createServer as createHttpServer } from "node:http";
+import { createServer, type Socket } from "node:net";
 import { createExecutor } from "./execute.ts";
+import { serveConnection } from "./fast-http.ts";
+import { createShimHandler, createStats, type ShimFaults, type ShimStats } from "./handler.ts";
 import { MAX_REQUEST_BYTES } from "./protocol.ts";
 import { connectRedis } from "./redis.ts";
-import { createShimListener, createStats, type ShimFaults, type ShimStats } from "./server.ts";
+import { createShimListener } from "./server.ts";
 
-export type { ShimFaults, ShimStats } from "./server.ts";
+export type { ShimFaults, ShimStats } from "./handler.ts";
+
+/** How long an idle keep-alive connection stays open. */
+const KEEP_ALIVE_MS = 60_000;
 
 /** Options of {@link startShim}. */
 export interface ShimOptions {
@@ -55,10 +61,14 @@ export async function startShim(options: ShimOptions): Promise<Shim> {
   const stats = createStats();
   const faults: ShimFaults = {};
   const clearFaults = () => Object.assign(faults, { delayMs: undefined, status: undefined });
-  const server = createServer(
-    { keepAliveTimeout: 60_000 },
-    createShimListener({ token: options.token, executor: createExecutor(redis), subscriber: redis.subscriber, maxBodyBytes, stats, faults }),
-  );
+  const handler = createShimHandler({ token: options.token, executor: createExecutor(redis), maxBodyBytes, stats, faults });
+  // node:http takes only the connections the shim's own reader hands over (fast-http.ts); it never listens.
+  const fallback = createHttpServer({ keepAliveTimeout: KEEP_ALIVE_MS }, createShimListener(handler, redis.subscriber, maxBodyBytes));
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket.once("close", () => sockets.delete(socket)));
+    serveConnection(socket, { handler, maxBodyBytes, fallback, keepAliveMs: KEEP_ALIVE_MS });
+  });
   await redis.ready;
   try {
     await new Promise<void>((resolve, reject) => {
@@ -81,7 +91,8 @@ export async function startShim(options: ShimOptions): Promise<Shim> {
     close: () =>
       (closed ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
+        fallback.closeAllConnections();
       }).then(() => redis.close())),
   };
 }

@@ -1,197 +1,54 @@
 /**
- * @module The shim's HTTP layer (node:http): authentication, routing, body limits and the JSON
- * envelopes of docs/shim.md §1–§10 (§ numbers below are that file's). Commands are run by
- * {@link createExecutor}.
+ * @module The shim's node:http front end: every request that fast-http.ts hands over (SSE,
+ * `Expect: 100-continue`, chunked bodies, oversized or malformed heads, HTTP/1.0…). It reads the
+ * body within the limit and writes the answers of {@link createShimHandler} (docs/shim.md §1–§11;
+ * § numbers below are that file's).
  */
-import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
-import type { Executor } from "./execute.ts";
-import { decodeSegment, pathFormCommand } from "./path-form.ts";
-import { entryJson, errorJson, parseCommandBody, parsePipelineBody, RequestError } from "./protocol.ts";
-import { RedisUnavailableError } from "./redis.ts";
+import type { Answer, ShimHandler } from "./handler.ts";
+import { RequestError } from "./protocol.ts";
 import { serveSubscription, type SubscriberFactory } from "./sse.ts";
 
-/** Counters for tests and benchmarks. */
-export interface ShimStats {
-  /** HTTP requests received. */
-  requests: number;
-  /** Request body bytes read. */
-  bytesIn: number;
-  /** Response body bytes written (SSE frames included). */
-  bytesOut: number;
-  /** Sets every counter back to 0. */
-  reset(): void;
-}
-
-/** Test-only faults, applied to every authenticated request once its body is read. */
-export interface ShimFaults {
-  /** Wait this long before answering. */
-  delayMs?: number;
-  /** Answer with this status and a JSON error instead of running the command. */
-  status?: number;
-}
-
-/** What {@link createShimListener} needs. */
-export interface ShimListenerOptions {
-  token: string;
-  executor: Executor;
-  subscriber: SubscriberFactory;
-  /** Larger bodies get 413 `ERR max request size exceeded` (§3). */
-  maxBodyBytes: number;
-  stats: ShimStats;
-  faults: ShimFaults;
-}
-
-const ALLOWED_METHODS = new Set(["HEAD", "GET", "POST", "PUT"]);
-/** The `Allow` and `Access-Control-Allow-Methods` value, built once. */
-const ALLOW = [...ALLOWED_METHODS].join(", ");
 /** How much of a refused body is read and dropped before the connection is closed instead. */
-const LINGER_BYTES = 64 * 1024 * 1024;
-
-/** Creates a fresh stats object. */
-export function createStats(): ShimStats {
-  return {
-    requests: 0,
-    bytesIn: 0,
-    bytesOut: 0,
-    reset() {
-      this.requests = this.bytesIn = this.bytesOut = 0;
-    },
-  };
-}
+export const LINGER_BYTES = 64 * 1024 * 1024;
 
 /**
- * The request listener of the shim.
+ * The node:http request listener of the shim.
  *
  * @example
- * createServer(createShimListener({ token, executor, subscriber, maxBodyBytes, stats, faults }));
+ * createServer(createShimListener(createShimHandler(options), redis.subscriber, options.maxBodyBytes));
  */
-export function createShimListener(options: ShimListenerOptions): RequestListener {
-  const { stats, faults } = options;
-  const tokenDigest = digest(options.token);
-  const syncPrefix = randomBytes(4).toString("hex");
-  let syncCounter = 0;
-
-  /**
-   * The headers of every answer, as the flat `[name, value, …]` list that `writeHead` takes
-   * without merging (no `setHeader` before it): §10, a new, non-empty sync token; §14, CORS.
-   */
-  const answerHeaders = (...more: string[]) => [
-    "upstash-sync-token",
-    `${syncPrefix}-${++syncCounter}`,
-    "access-control-allow-origin",
-    "*",
-    "access-control-expose-headers",
-    "upstash-sync-token",
-    ...more,
-  ];
-  const send = (res: ServerResponse, status: number, body: string, extra: Record<string, string> = {}) => {
-    if (res.headersSent) return void res.end(); // A stream already under way can only be ended.
-    stats.bytesOut += Buffer.byteLength(body);
-    res.writeHead(status, answerHeaders("content-type", "application/json", ...Object.entries(extra).flat()));
-    res.end(body);
-  };
-
+export function createShimListener(handler: ShimHandler, subscriber: SubscriberFactory, maxBodyBytes: number): RequestListener {
   return async function handleShimRequest(req, res) {
-    stats.requests++;
-    const method = req.method ?? "GET";
-    if (method === "OPTIONS") {
-      const allowHeaders = "authorization, content-type, upstash-encoding, upstash-sync-token, upstash-response-format";
-      res.writeHead(204, answerHeaders("access-control-allow-methods", ALLOW, "access-control-allow-headers", allowHeaders));
-      return void res.end();
-    }
-    const refuse = (status: number, body: string, extra: Record<string, string> = {}) => {
-      if (Number(req.headers["content-length"] ?? 0) > LINGER_BYTES) return send(res, status, body, { ...extra, connection: "close" });
-      discardRest(req);
-      return send(res, status, body, extra);
-    };
-    if (!ALLOWED_METHODS.has(method)) {
-      return refuse(405, errorJson(`ERR method ${method} is not allowed`), { allow: ALLOW });
-    }
-    const url = requestUrl(req);
-    if (!url) return refuse(400, errorJson("ERR malformed request URL"));
-    // §2: the token is checked before the body is read.
-    if (!authorized(req, url, tokenDigest)) return refuse(401, errorJson("Unauthorized"));
-
+    const outcome = handler.head(req.method ?? "GET", req.url ?? "/", req.headers);
+    if (outcome.kind === "answer") return refuse(req, res, outcome.answer);
     try {
-      const format = req.headers["upstash-response-format"];
-      if (format !== undefined && String(format).toLowerCase() !== "json") {
-        throw new RequestError(400, `ERR unsupported Upstash-Response-Format "${format}": this shim only answers json`);
+      if (outcome.kind === "subscribe") {
+        return await serveSubscription(req, res, { ...outcome, subscriber, stats: handler.stats, headers: handler.headers() });
       }
-      const route = routeOf(url.pathname);
-      if (route.kind === "subscribe") {
-        return await serveSubscription(req, res, { ...route, subscriber: options.subscriber, stats, headers: answerHeaders() });
-      }
-      const body = await readBody(req, options.maxBodyBytes);
-      stats.bytesIn += body.length;
-      if (faults.delayMs) await new Promise((resolve) => setTimeout(resolve, faults.delayMs));
-      if (faults.status) return send(res, faults.status, errorJson(`ERR injected fault: status ${faults.status}`));
-
-      const base64 = String(req.headers["upstash-encoding"] ?? "").toLowerCase() === "base64";
-      if (route.kind === "pipeline" || route.kind === "multi-exec") {
-        const commands = parsePipelineBody(body.toString("utf8"));
-        const run = route.kind === "pipeline" ? options.executor.pipeline : options.executor.transaction;
-        const outcomes = await run(commands);
-        return send(res, 200, `[${outcomes.map((outcome) => entryJson(outcome, base64)).join(",")}]`);
-      }
-      const command = route.kind === "single" ? parseCommandBody(body.toString("utf8")) : pathFormCommand(url, body);
-      const [outcome] = await options.executor.pipeline([command]);
-      return send(res, outcome instanceof Error ? 400 : 200, entryJson(outcome!, base64));
+      const body = await readBody(req, maxBodyBytes);
+      return send(res, await handler.run(outcome, body));
     } catch (error) {
-      if (error instanceof RequestError) return refuse(error.status, errorJson(error.message));
-      if (error instanceof RedisUnavailableError) return send(res, 503, errorJson(error.message));
-      console.error("upstash-shim: unexpected error", error);
-      return send(res, 500, errorJson("ERR internal shim error"));
+      const answer = handler.failure(error);
+      return error instanceof RequestError ? refuse(req, res, answer) : send(res, answer);
     }
   };
 }
 
-type Route = { kind: "single" | "pipeline" | "multi-exec" | "path-form" } | { kind: "subscribe"; pattern: boolean; channels: string[] };
-
-function routeOf(pathname: string): Route {
-  if (pathname === "/") return { kind: "single" };
-  if (pathname === "/pipeline") return { kind: "pipeline" };
-  if (pathname === "/multi-exec") return { kind: "multi-exec" };
-  const [first = "", ...rest] = pathname.slice(1).split("/");
-  if (first === "subscribe" || first === "psubscribe") {
-    const channels = rest.map((segment) => decodeSegment(segment));
-    if (channels.length === 0 || channels.some((channel) => channel === "")) {
-      throw new RequestError(404, `ERR ${first} needs at least one non-empty channel: /${first}/<channel>`);
-    }
-    return { kind: "subscribe", pattern: first === "psubscribe", channels };
-  }
-  if (first === "" || first === "pipeline" || first === "multi-exec" || first === "monitor") {
-    throw new RequestError(404, `ERR endpoint not found: ${pathname}`);
-  }
-  return { kind: "path-form" };
+function send(res: ServerResponse, answer: Answer): void {
+  if (res.headersSent) return void res.end(); // A stream already under way can only be ended.
+  res.writeHead(answer.status, answer.headers);
+  res.end(answer.body);
 }
 
-/** The endpoints' own URLs, parsed once: read-only, shared by every request to them. */
-const FIXED_URLS = new Map(["/", "/pipeline", "/multi-exec"].map((path) => [path, new URL(`http://shim${path}`)]));
-
-/** The request's URL, parsed once; `undefined` when it cannot be parsed. */
-function requestUrl(req: IncomingMessage): URL | undefined {
-  const fixed = FIXED_URLS.get(req.url ?? "/");
-  if (fixed) return fixed;
-  try {
-    // Prefixing keeps a path such as "//x" a path (new URL would read "x" as a host).
-    return new URL(`http://shim${req.url ?? "/"}`);
-  } catch {
-    return undefined;
+/** Answers before the body was read: drops the rest of it, or closes when it is too big to drop. */
+function refuse(req: IncomingMessage, res: ServerResponse, answer: Answer): void {
+  if (Number(req.headers["content-length"] ?? 0) > LINGER_BYTES) {
+    send(res, { ...answer, headers: [...answer.headers, "connection", "close"] });
+    return;
   }
-}
-
-function authorized(req: IncomingMessage, url: URL, expected: Buffer): boolean {
-  const header = req.headers.authorization;
-  const bearer = header?.match(/^Bearer\s+(.+)$/i)?.[1];
-  const given = url.searchParams.get("_token") ?? bearer;
-  // Compare fixed-length digests in constant time, so neither content nor length leaks.
-  return given !== undefined && timingSafeEqual(digest(given), expected);
-}
-
-function digest(text: string): Buffer {
-  // The one-shot hash: half the cost of createHash().update().digest(), on every request.
-  return hash("sha256", text, "buffer") as unknown as Buffer;
+  discardRest(req);
+  send(res, answer);
 }
 
 /**
@@ -216,8 +73,7 @@ function discardRest(req: IncomingMessage): void {
  * once and drops the rest ({@link discardRest}), so that nothing of an oversized body is kept.
  */
 function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
-  const tooLarge = () => new RequestError(413, `ERR max request size exceeded (${max} bytes)`);
-  if (Number(req.headers["content-length"] ?? 0) > max) return Promise.reject(tooLarge());
+  if (Number(req.headers["content-length"] ?? 0) > max) return Promise.reject(tooLarge(max));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -225,9 +81,14 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
       size += chunk.length;
       if (size <= max) return void chunks.push(chunk);
       req.off("data", onData).off("end", onEnd).pause();
-      reject(tooLarge());
+      reject(tooLarge(max));
     };
     const onEnd = () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     req.on("data", onData).once("end", onEnd).once("error", reject);
   });
+}
+
+/** §3: a body over the limit. */
+export function tooLarge(max: number): RequestError {
+  return new RequestError(413, `ERR max request size exceeded (${max} bytes)`);
 }

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Redis } from "ioredis";
 import { RedisUnavailableError } from "./redis.ts";
-import type { ShimStats } from "./server.ts";
+import type { ShimStats } from "./handler.ts";
 
 /** Opens a new Redis connection for one subscriber. */
 export type SubscriberFactory = () => Redis;

@@ -1,0 +1,131 @@
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { startShim, type Shim } from "./index.ts";
+
+const TOKEN = "good";
+let shim: Shim;
+beforeAll(async () => {
+  shim = await startShim({ redisUrl: inject("redisUrl"), token: TOKEN, port: 0, maxBodyBytes: 1024 });
+});
+afterAll(() => shim.close());
+
+/** A request as raw bytes; `Connection: close` on the last one makes the shim end the exchange. */
+function post(path: string, body: string, extra: string[] = [], token = TOKEN): string {
+  const lines = [`POST ${path} HTTP/1.1`, "Host: shim", `Authorization: Bearer ${token}`, ...extra];
+  if (!extra.some((line) => /^transfer-encoding/i.test(line))) lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
+  return `${lines.join("\r\n")}\r\n\r\n${body}`;
+}
+
+/** Writes `parts` one after the other on one connection and resolves with all it read until the shim closed it. */
+function exchange(...parts: string[]): Promise<string> {
+  const { hostname, port } = new URL(shim.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let text = "";
+    socket.on("data", (chunk) => (text += chunk.toString("utf8")));
+    socket.on("end", () => resolve(text));
+    socket.on("error", reject);
+    socket.once("connect", async () => {
+      for (const part of parts) {
+        socket.write(part);
+        await new Promise((settle) => setTimeout(settle, 5));
+      }
+    });
+  });
+}
+
+/** The status lines and bodies of the responses in `text`, in order. */
+function answers(text: string): Array<{ status: number; body: string }> {
+  const found = [];
+  let rest = text;
+  while (rest.length > 0) {
+    const headEnd = rest.indexOf("\r\n\r\n");
+    const head = rest.slice(0, headEnd);
+    const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]);
+    const length = /\r\ncontent-length: (\d+)/i.exec(head);
+    const chunked = /\r\ntransfer-encoding: chunked/i.test(head);
+    let body: string;
+    if (length) {
+      body = rest.slice(headEnd + 4, headEnd + 4 + Number(length[1]));
+      rest = rest.slice(headEnd + 4 + Number(length[1]));
+    } else if (chunked) {
+      const end = rest.indexOf("\r\n0\r\n\r\n", headEnd);
+      body = rest.slice(headEnd + 4, end).replace(/^[0-9a-f]+\r\n/, "");
+      rest = rest.slice(end + 7);
+    } else {
+      body = "";
+      rest = rest.slice(headEnd + 4);
+    }
+    found.push({ status, body });
+  }
+  return found;
+}
+
+const CLOSE = ["Connection: close"];
+
+describe("the shim's own HTTP reader", () => {
+  it("Should answer requests pipelined in one write, in order", async () => {
+    const text = await exchange(post("/", '["ECHO","a"]') + post("/pipeline", '[["ECHO","b"],["ECHO","c"]]') + post("/", '["ECHO","d"]', CLOSE));
+    expect(answers(text)).toEqual([
+      { status: 200, body: '{"result":"a"}' },
+      { status: 200, body: '[{"result":"b"},{"result":"c"}]' },
+      { status: 200, body: '{"result":"d"}' },
+    ]);
+  });
+
+  it("Should read a head and a body that arrive a few bytes at a time", async () => {
+    const request = post("/", '["ECHO","slow"]', CLOSE);
+    const pieces = request.match(/[\s\S]{1,7}/g)!;
+    expect(answers(await exchange(...pieces))).toEqual([{ status: 200, body: '{"result":"slow"}' }]);
+  });
+
+  it("Should hand a chunked request to node:http with what follows it, and keep the order", async () => {
+    const chunked = `${post("/", "", ["Transfer-Encoding: chunked"])}8\r\n["ECHO",\r\n5\r\n"ch"]\r\n0\r\n\r\n`;
+    const text = await exchange(post("/", '["ECHO","before"]') + chunked + post("/", '["ECHO","after"]', CLOSE));
+    expect(answers(text)).toEqual([
+      { status: 200, body: '{"result":"before"}' },
+      { status: 200, body: '{"result":"ch"}' },
+      { status: 200, body: '{"result":"after"}' },
+    ]);
+  });
+
+  it("Should answer Expect: 100-continue with 100 before the body is sent", async () => {
+    const [head, body] = post("/", '["ECHO","e"]', ["Expect: 100-continue", ...CLOSE]).split("\r\n\r\n");
+    const text = await exchange(`${head}\r\n\r\n`, body!);
+    expect(text.startsWith("HTTP/1.1 100 Continue\r\n\r\n")).toBe(true);
+    expect(answers(text.slice("HTTP/1.1 100 Continue\r\n\r\n".length))).toEqual([{ status: 200, body: '{"result":"e"}' }]);
+  });
+
+  it("Should drop the body of a request refused for its token, and serve the next one on the connection", async () => {
+    const text = await exchange(post("/", '["SET","k","v"]', [], "wrong") + post("/", '["ECHO","next"]', CLOSE));
+    expect(answers(text)).toEqual([
+      { status: 401, body: '{"error":"Unauthorized"}' },
+      { status: 200, body: '{"result":"next"}' },
+    ]);
+  });
+
+  it("Should answer 413 for a body over the limit, and close the connection only if asked", async () => {
+    const text = await exchange(post("/", JSON.stringify(["ECHO", "x".repeat(2000)])) + post("/", '["ECHO","ok"]', CLOSE));
+    expect(answers(text)).toEqual([
+      { status: 413, body: '{"error":"ERR max request size exceeded (1024 bytes)"}' },
+      { status: 200, body: '{"result":"ok"}' },
+    ]);
+  });
+
+  it("Should leave a malformed head to node:http, which answers 400 and closes", async () => {
+    const text = await exchange("POST / HTTP/1.1\r\nHost: shim\r\nBad Header: x\r\n\r\n");
+    expect(text).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+  });
+
+  it("Should send the length, the date and the keep-alive time, and close after Connection: close", async () => {
+    const text = await exchange(post("/", '["PING"]', CLOSE));
+    const head = text.slice(0, text.indexOf("\r\n\r\n"));
+    expect(head).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(head).toContain("\r\ncontent-length: 17\r\n");
+    expect(head).toMatch(/\r\ndate: \w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT\r\n/);
+    expect(head).toContain("\r\nconnection: close");
+    const keepAlive = await fetch(`${shim.url}/`, { method: "POST", body: '["PING"]', headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(keepAlive.headers.get("keep-alive")).toBe("timeout=60");
+  });
+});

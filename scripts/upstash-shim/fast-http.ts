@@ -1,0 +1,173 @@
+/**
+ * @module The shim's own HTTP/1.1 reader, on every connection it accepts. It serves the requests
+ * clients send by the thousand (plain keep-alive requests with a Content-Length body within the
+ * limit, http-head.ts) without node:http's per-request objects and streams, which cost about as
+ * much CPU as everything else the shim does (docs/performance.md). At the first request it does
+ * not serve itself (SSE, `Expect: 100-continue`, chunked, HTTP/1.0, OPTIONS, a body over the
+ * limit, a malformed head), it hands the connection with its unread bytes to the node:http server
+ * (server.ts), which keeps it from then on. Requests on one connection are answered in order,
+ * one at a time (RFC 9112 §9.3.2).
+ */
+import { STATUS_CODES, type Server } from "node:http";
+import type { Socket } from "node:net";
+import type { Answer, CommandRoute, ShimHandler } from "./handler.ts";
+import { parsePlainHead } from "./http-head.ts";
+
+/** What {@link serveConnection} needs. */
+export interface FastHttpOptions {
+  handler: ShimHandler;
+  /** Larger bodies go to node:http, which answers 413 and drops them (server.ts). */
+  maxBodyBytes: number;
+  /** The node:http server that takes the connections this reader hands over. */
+  fallback: Server;
+  /** An idle connection is closed after this long. */
+  keepAliveMs: number;
+}
+
+/** node:http's own limit on a request head (`--max-http-header-size`); past it, node answers 431. */
+const MAX_HEAD_BYTES = 16 * 1024;
+const CRLFCRLF = Buffer.from("\r\n\r\n");
+
+/**
+ * Serves one accepted connection.
+ *
+ * @example
+ * createServer((socket) => serveConnection(socket, { handler, maxBodyBytes, fallback, keepAliveMs: 60_000 }));
+ */
+export function serveConnection(socket: Socket, options: FastHttpOptions): void {
+  const { handler, maxBodyBytes } = options;
+  const keepAliveSeconds = Math.floor(options.keepAliveMs / 1000);
+  /** Bytes received and not yet used, joined only once `needed` of them are there. */
+  let chunks: Buffer[] = [];
+  let buffered = 0;
+  let needed = 1;
+  /** Body bytes of a request answered before its body (a refusal) still to drop. */
+  let skip = 0;
+  /** A routed request whose body has not fully arrived. */
+  let waiting: { route: CommandRoute; bodyStart: number; bodyEnd: number; close: boolean } | undefined;
+  let busy = false;
+  let done = false;
+
+  const take = (): Buffer => {
+    const buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, buffered);
+    chunks = [buffer];
+    return buffer;
+  };
+  const consume = (buffer: Buffer, used: number) => {
+    const rest = buffer.subarray(used);
+    chunks = rest.length > 0 ? [rest] : [];
+    buffered = rest.length;
+  };
+  const handOver = () => {
+    done = true;
+    socket.off("data", onData).off("timeout", onTimeout).off("error", ignore).setTimeout(0);
+    socket.pause();
+    if (buffered > 0) socket.unshift(take());
+    options.fallback.emit("connection", socket);
+    socket.resume();
+  };
+  const answer = (reply: Answer, close: boolean) => {
+    socket.write(serialize(reply, close ? undefined : keepAliveSeconds));
+    if (close) {
+      done = true;
+      socket.end();
+    }
+  };
+  const run = (route: CommandRoute, body: Buffer, close: boolean) => {
+    busy = true;
+    handler.run(route, body).then(
+      (reply) => {
+        busy = false;
+        if (socket.destroyed) return;
+        answer(reply, close);
+        socket.resume();
+        pump();
+      },
+      (error: unknown) => socket.destroy(error as Error), // run() answers every failure; this is a bug.
+    );
+  };
+
+  /** Serves every complete request in the buffer, one at a time. */
+  const pump = () => {
+    while (!busy && !done && buffered >= needed) {
+      needed = 1;
+      if (skip > 0) {
+        const dropped = Math.min(skip, buffered);
+        skip -= dropped;
+        consume(take(), dropped);
+        continue;
+      }
+      const buffer = take();
+      if (waiting) {
+        const { route, bodyStart, bodyEnd, close } = waiting;
+        if (buffer.length < bodyEnd) {
+          needed = bodyEnd;
+          return;
+        }
+        waiting = undefined;
+        const body = buffer.subarray(bodyStart, bodyEnd);
+        consume(buffer, bodyEnd);
+        run(route, body, close);
+        return;
+      }
+      const headEnd = buffer.indexOf(CRLFCRLF);
+      if (headEnd === -1 && buffer.length <= MAX_HEAD_BYTES) return;
+      const head = headEnd === -1 || headEnd > MAX_HEAD_BYTES ? undefined : parsePlainHead(buffer.toString("latin1", 0, headEnd));
+      // SSE streams its answer, and a body over the limit needs node's 413 and drain (server.ts).
+      if (!head || head.target.startsWith("/subscribe") || head.target.startsWith("/psubscribe") || head.bodyLength > maxBodyBytes) {
+        return handOver();
+      }
+      const outcome = handler.head(head.method, head.target, head.headers);
+      const bodyStart = headEnd + 4;
+      if (outcome.kind === "answer") {
+        consume(buffer, bodyStart);
+        skip = head.bodyLength;
+        answer(outcome.answer, head.close);
+        continue;
+      }
+      if (outcome.kind === "subscribe") return handOver(); // Not reached: subscriptions are handed over above.
+      waiting = { route: outcome, bodyStart, bodyEnd: bodyStart + head.bodyLength, close: head.close };
+    }
+  };
+  const onData = (chunk: Buffer) => {
+    chunks.push(chunk);
+    buffered += chunk.length;
+    // A client that keeps sending while its request runs waits for the answer (RFC 9112 §9.3.2).
+    if (busy && buffered > maxBodyBytes + MAX_HEAD_BYTES) socket.pause();
+    pump();
+  };
+  const onTimeout = () => {
+    if (!busy) socket.destroy();
+  };
+  socket.setNoDelay(true);
+  socket.setTimeout(options.keepAliveMs, onTimeout);
+  socket.on("data", onData);
+  socket.on("error", ignore); // A reset by the client; the socket closes.
+}
+
+function ignore(): void {}
+
+let dateSecond = -1;
+let dateText = "";
+
+/** RFC 9110 §6.6.1: an origin server with a clock sends Date; the text changes once a second. */
+function httpDate(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== dateSecond) {
+    dateSecond = second;
+    dateText = new Date(now).toUTCString();
+  }
+  return dateText;
+}
+
+/** The whole HTTP/1.1 response as one string, for one socket write; `keepAliveSeconds` undefined: the connection closes. */
+function serialize(reply: Answer, keepAliveSeconds: number | undefined): string {
+  let text = `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? ""}\r\n`;
+  for (let i = 0; i < reply.headers.length; i += 2) text += `${reply.headers[i]}: ${reply.headers[i + 1]}\r\n`;
+  // RFC 9110 §8.6: no Content-Length on a 204.
+  if (reply.status !== 204) text += `content-length: ${Buffer.byteLength(reply.body)}\r\n`;
+  text += `date: ${httpDate()}\r\n`;
+  text += keepAliveSeconds === undefined ? "connection: close\r\n" : `connection: keep-alive\r\nkeep-alive: timeout=${keepAliveSeconds}\r\n`;
+  return `${text}\r\n${reply.body}`;
+}
