@@ -17,8 +17,15 @@ function post(path: string, body: string, extra: string[] = [], token = TOKEN): 
   return `${lines.join("\r\n")}\r\n\r\n${body}`;
 }
 
-/** Writes `parts` one after the other on one connection and resolves with all it read until the shim closed it. */
+/**
+ * Writes `parts` one after the other on one connection and resolves with all it read until the
+ * shim closed it; with `halfClose`, the client ends its side after the last part.
+ */
 function exchange(...parts: string[]): Promise<string> {
+  return talk(parts, false);
+}
+
+function talk(parts: string[], halfClose: boolean): Promise<string> {
   const { hostname, port } = new URL(shim.url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
@@ -31,6 +38,7 @@ function exchange(...parts: string[]): Promise<string> {
         socket.write(part);
         await new Promise((settle) => setTimeout(settle, 5));
       }
+      if (halfClose) socket.end();
     });
   });
 }
@@ -110,6 +118,14 @@ describe("the shim's own HTTP reader", () => {
     expect(answers(text)).toEqual([
       { status: 413, body: '{"error":"ERR max request size exceeded (1024 bytes)"}' },
       { status: 200, body: '{"result":"ok"}' },
+    ]);
+  });
+
+  it("Should answer every request of a client that finished sending before the answers came, then close", async () => {
+    const text = await talk([post("/", '["ECHO","1"]') + post("/", '["ECHO","2"]')], true);
+    expect(answers(text)).toEqual([
+      { status: 200, body: '{"result":"1"}' },
+      { status: 200, body: '{"result":"2"}' },
     ]);
   });
 

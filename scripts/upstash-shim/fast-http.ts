@@ -47,6 +47,8 @@ export function serveConnection(socket: Socket, options: FastHttpOptions): void 
   let waiting: { route: CommandRoute; bodyStart: number; bodyEnd: number; close: boolean } | undefined;
   let busy = false;
   let done = false;
+  /** The client half-closed: it sends nothing more, but still reads the answers. */
+  let ended = false;
 
   const take = (): Buffer => {
     const buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, buffered);
@@ -60,7 +62,7 @@ export function serveConnection(socket: Socket, options: FastHttpOptions): void 
   };
   const handOver = () => {
     done = true;
-    socket.off("data", onData).off("timeout", onTimeout).off("error", ignore).setTimeout(0);
+    socket.off("data", onData).off("end", onEnd).off("timeout", onTimeout).off("error", ignore).setTimeout(0);
     socket.pause();
     if (buffered > 0) socket.unshift(take());
     options.fallback.emit("connection", socket);
@@ -87,8 +89,16 @@ export function serveConnection(socket: Socket, options: FastHttpOptions): void 
     );
   };
 
-  /** Serves every complete request in the buffer, one at a time. */
+  /** Serves what the buffer holds; once the client has finished sending and all is answered, ends. */
   const pump = () => {
+    serveBuffered();
+    if (ended && !busy && !done) {
+      done = true;
+      socket.end();
+    }
+  };
+  /** Serves every complete request in the buffer, one at a time. */
+  const serveBuffered = () => {
     while (!busy && !done && buffered >= needed) {
       needed = 1;
       if (skip > 0) {
@@ -136,12 +146,17 @@ export function serveConnection(socket: Socket, options: FastHttpOptions): void 
     if (busy && buffered > maxBodyBytes + MAX_HEAD_BYTES) socket.pause();
     pump();
   };
+  const onEnd = () => {
+    ended = true;
+    pump();
+  };
   const onTimeout = () => {
     if (!busy) socket.destroy();
   };
   socket.setNoDelay(true);
   socket.setTimeout(options.keepAliveMs, onTimeout);
   socket.on("data", onData);
+  socket.on("end", onEnd);
   socket.on("error", ignore); // A reset by the client; the socket closes.
 }
 

@@ -65,7 +65,8 @@ export async function startShim(options: ShimOptions): Promise<Shim> {
   // node:http takes only the connections the shim's own reader hands over (fast-http.ts); it never listens.
   const fallback = createHttpServer({ keepAliveTimeout: KEEP_ALIVE_MS }, createShimListener(handler, redis.subscriber, maxBodyBytes));
   const sockets = new Set<Socket>();
-  const server = createServer((socket) => {
+  // Half-open, as node:http's own server: a client may finish sending and still read its answers.
+  const server = createServer({ allowHalfOpen: true }, (socket) => {
     sockets.add(socket.once("close", () => sockets.delete(socket)));
     serveConnection(socket, { handler, maxBodyBytes, fallback, keepAliveMs: KEEP_ALIVE_MS });
   });
