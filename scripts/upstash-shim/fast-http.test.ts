@@ -1,4 +1,5 @@
 import { connect } from "node:net";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { startShim, type Shim } from "./index.ts";
@@ -127,6 +128,31 @@ describe("the shim's own HTTP reader", () => {
       { status: 200, body: '{"result":"1"}' },
       { status: 200, body: '{"result":"2"}' },
     ]);
+  });
+
+  it("Should answer every pipelined request, in order, to a client that reads slowly", async () => {
+    const redis = new Redis(inject("redisUrl"));
+    const value = "v".repeat(256 * 1024);
+    await redis.set("fast-http:big", value);
+    redis.disconnect();
+    const requests = Array.from({ length: 40 }, (_, i) => post("/", JSON.stringify(i % 2 ? ["GET", "fast-http:big"] : ["ECHO", String(i)]))).join("");
+    const { hostname, port } = new URL(shim.url);
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => {
+        socket.write(`${requests}${post("/", '["ECHO","last"]', CLOSE)}`);
+        socket.pause(); // About 5 MB of answers wait for the client while it does not read.
+        setTimeout(() => socket.resume(), 300);
+      });
+      let received = "";
+      socket.on("data", (chunk) => (received += chunk.toString("utf8")));
+      socket.on("end", () => resolve(received));
+      socket.on("error", reject);
+    });
+    const expected = Array.from({ length: 40 }, (_, i) => ({ status: 200, body: `{"result":"${i % 2 ? value : String(i)}"}` }));
+    const got = answers(text);
+    expect(got.length).toBe(41);
+    expect(got.slice(0, 40).every((answer, i) => answer.status === 200 && answer.body === expected[i]!.body)).toBe(true);
+    expect(got[40]).toEqual({ status: 200, body: '{"result":"last"}' });
   });
 
   it("Should leave a malformed head to node:http, which answers 400 and closes", async () => {
