@@ -132,11 +132,11 @@ export function serveConnection(socket: Socket, options: FastHttpOptions): void 
       const headEnd = buffer.indexOf(CRLFCRLF);
       if (headEnd === -1 && buffer.length <= MAX_HEAD_BYTES) return;
       const head = headEnd === -1 || headEnd > MAX_HEAD_BYTES ? undefined : parsePlainHead(buffer.toString("latin1", 0, headEnd));
-      // SSE streams its answer, and a body over the limit needs node's 413 and drain (server.ts).
-      if (!head || head.target.startsWith("/subscribe") || head.target.startsWith("/psubscribe") || head.bodyLength > maxBodyBytes) {
-        return handOver();
-      }
+      // A body over the limit needs node's 413 and drain (server.ts).
+      if (!head || head.bodyLength > maxBodyBytes) return handOver();
       const outcome = handler.head(head.method, head.target, head.headers);
+      if (outcome.kind === "subscribe") return handOver(); // SSE streams its answer (server.ts).
+      handler.stats.requests++;
       const bodyStart = headEnd + 4;
       if (outcome.kind === "answer") {
         consume(buffer, bodyStart);
@@ -144,8 +144,6 @@ export function serveConnection(socket: Socket, options: FastHttpOptions): void 
         answer(outcome.answer, head.close);
         continue;
       }
-      // Only a path the URL parser normalizes gets here (`/./subscribe/…`); node:http counts it again.
-      if (outcome.kind === "subscribe") return handOver();
       waiting = { route: outcome, bodyStart, bodyEnd: bodyStart + head.bodyLength, close: head.close };
     }
   };

@@ -73,7 +73,10 @@ export interface ShimHandlerOptions {
 
 /** The shim's answers; see {@link createShimHandler}. */
 export interface ShimHandler {
-  /** Checks what the head decides (§2: the token before the body is read) and routes the request. */
+  /**
+   * Checks what the head decides (§2: the token before the body is read) and routes the request.
+   * Counts nothing: the front end that answers the request counts it in `stats.requests`.
+   */
   head(method: string, target: string, headers: RequestHeaders): HeadOutcome;
   /** Runs a routed request with its whole body; never rejects (every failure is an answer). */
   run(route: CommandRoute, body: Buffer): Promise<Answer>;
@@ -157,7 +160,6 @@ export function createShimHandler(options: ShimHandlerOptions): ShimHandler {
 
   return {
     head(method, target, requestHeaders) {
-      stats.requests++;
       if (method === "OPTIONS") {
         return {
           kind: "answer",

@@ -20,6 +20,7 @@ export const LINGER_BYTES = 64 * 1024 * 1024;
  */
 export function createShimListener(handler: ShimHandler, subscriber: SubscriberFactory, maxBodyBytes: number): RequestListener {
   return async function handleShimRequest(req, res) {
+    handler.stats.requests++;
     const outcome = handler.head(req.method ?? "GET", req.url ?? "/", req.headers);
     if (outcome.kind === "answer") return refuse(req, res, outcome.answer);
     try {
