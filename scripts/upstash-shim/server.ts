@@ -10,7 +10,7 @@ import { RequestError } from "./protocol.ts";
 import { serveSubscription, type SubscriberFactory } from "./sse.ts";
 
 /** How much of a refused body is read and dropped before the connection is closed instead. */
-export const LINGER_BYTES = 64 * 1024 * 1024;
+const LINGER_BYTES = 64 * 1024 * 1024;
 
 /**
  * The node:http request listener of the shim.
@@ -90,6 +90,6 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
 }
 
 /** §3: a body over the limit. */
-export function tooLarge(max: number): RequestError {
+function tooLarge(max: number): RequestError {
   return new RequestError(413, `ERR max request size exceeded (${max} bytes)`);
 }
