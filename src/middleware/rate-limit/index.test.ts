@@ -196,6 +196,36 @@ describe("rateLimit middleware: decision events and logs", () => {
     expect(events[0]).toMatchObject({ country: "DE", colo: "FRA" });
   });
 
+  it("Should read request.cf only when a list, a key or an event needs it, and then once", async () => {
+    const counted = () => {
+      const request = new Request("https://example.com/", { headers: { "cf-connecting-ip": "203.0.113.7" } });
+      const reads = { count: 0 };
+      Object.defineProperty(request, "cf", {
+        get: () => {
+          reads.count++;
+          return { country: "DE", asn: 64496, colo: "FRA" };
+        },
+      });
+      return { request, reads };
+    };
+    const quiet = (extra: object) => {
+      const app = new Hono();
+      app.use(rateLimit({ vars: { ...vars, ...extra }, runner, createLimiter: recordingLimiters().createLimiter, clock: () => now, log: () => {} }));
+      return app.all("*", (c) => c.text("ok"));
+    };
+    const plain = counted();
+    expect((await quiet({}).request(plain.request)).status).toBe(200);
+    expect(plain.reads.count).toBe(0);
+    const listed = counted();
+    expect((await quiet({ DENY: JSON.stringify(["country:FR"]) }).request(listed.request)).status).toBe(200);
+    expect(listed.reads.count).toBe(1);
+    const { app, events } = makeApp({ vars: { ...vars, ANALYTICS_CLIENT: "none" } });
+    const observed = counted();
+    await app.request(observed.request);
+    expect(events[0]).toMatchObject({ country: "DE", colo: "FRA" });
+    expect(observed.reads.count).toBe(1);
+  });
+
   it("Should write every event to the RATEWALL_ANALYTICS dataset, and keep serving when the dataset throws", async () => {
     const points: unknown[] = [];
     const recording = { writeDataPoint: (point: unknown) => points.push(point) };

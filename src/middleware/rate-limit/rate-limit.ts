@@ -66,11 +66,10 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
     const runtime = runtimes(c.env);
     const { settings, log } = runtime;
     const route = runtime.match(c.req.url, c.req.method) ?? runtime.defaultRoute;
-    const cf = (c.req.raw as { cf?: CfFields }).cf;
-    const network = { country: typeof cf?.country === "string" ? cf.country : undefined, asn: typeof cf?.asn === "number" ? cf.asn : undefined };
+    const network = networkOf(c.req.raw);
     c.set("rateLimit", { route: route.settings });
     if (route.lists) {
-      const verdict = listVerdict(route.lists, { ip: clientAddress(c.req.raw.headers, settings.trustedProxies), ...network });
+      const verdict = listVerdict(route.lists, { ip: clientAddress(c.req.raw.headers, settings.trustedProxies), ...network() });
       if (verdict === "deny") {
         emit(runtime, c, route, "denied");
         return refuse(403, problemResponse(403, "This client is not allowed here.", c.req.header("accept")));
@@ -85,7 +84,12 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
       return next();
     }
     const now = runtime.clock();
-    const who = await identifyClients(c.req.raw.headers, route.identify, route.perRule, { url: c.req.url, cf: network });
+    const who = await identifyClients(c.req.raw.headers, route.identify, route.perRule, {
+      url: c.req.url,
+      get cf() {
+        return network();
+      },
+    });
     for (const fallback of who.fallbacks) {
       if (runtime.warned.has(fallback.warning!)) continue;
       runtime.warned.add(fallback.warning!);
@@ -189,6 +193,21 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
       if (!open) return refuse(503, problemResponse(503, "The rate limiter is unavailable; try again shortly.", c.req.header("accept")));
       return next();
     }
+  };
+}
+
+/**
+ * The request's `cf.country` and `cf.asn`, read on first use: workerd builds `request.cf` from its
+ * serialized form on first access, tens of µs per request (docs/performance.md, entry 8), and a
+ * route whose lists and keys name no country or ASN never needs it.
+ */
+function networkOf(request: Request): () => { country?: string; asn?: number } {
+  let network: { country?: string; asn?: number } | undefined;
+  return () => {
+    if (network) return network;
+    const cf = (request as { cf?: CfFields }).cf;
+    network = { country: typeof cf?.country === "string" ? cf.country : undefined, asn: typeof cf?.asn === "number" ? cf.asn : undefined };
+    return network;
   };
 }
 
