@@ -57,6 +57,8 @@ describe("npm run bench at its smallest size", () => {
     expect(allowed.length).toBeGreaterThan(0);
     for (const row of allowed) expect(row.requests).toBeGreaterThan(0);
     if (results.sections.throughput.status !== "ok") throw new Error("throughput not measured");
+    const contenders = results.sections.throughput.data.rows.map((row) => row.contender);
+    expect(contenders).toEqual(["pass-through", "floor", "lean-1", "ratewall-1", "ratewall-2", "peer-1", "peer-2"]);
     for (const row of results.sections.throughput.data.rows) {
       expect(row.rps).toBeGreaterThan(0);
       expect(row.non200 + row.errors).toBe(0);

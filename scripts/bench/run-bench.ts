@@ -54,7 +54,7 @@ export async function runBench(options: RunOptions): Promise<BenchResults> {
   const progress = createProgress(options.quiet);
   const workDir = await mkdtemp(join(tmpdir(), "ratewall-bench-"));
   try {
-    progress.step(`bundling the four Workers with ${options.profile.bundler}`);
+    progress.step(`bundling the five Workers with ${options.profile.bundler}`);
     const bundles = await buildBundles(join(workDir, "bundles"), options.profile.bundler);
     progress.step("starting redis-server, the shim and the origin");
     const stack = await startStack();

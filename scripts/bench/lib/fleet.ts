@@ -1,17 +1,17 @@
 /**
- * @module The four Workers under test: how each is built, and the bindings that put it on the
+ * @module The five Workers under test: how each is built, and the bindings that put it on the
  * bench's stack. Every Worker gets the same origin and REST endpoint; ratewall and the peer get
  * the same routes (scenarios.ts).
  */
 import { type Bundler, bundleWorker, type WorkerBundle } from "./bundle.ts";
 import { serveWorker, type ServedWorker } from "./miniflare.ts";
-import { benchRoutes, peerRouteBindings, ratewallRouteBindings } from "./scenarios.ts";
+import { benchRoutes, hour, peerRouteBindings, ratewallRouteBindings, unreachable } from "./scenarios.ts";
 
-/** The Workers, by role: (a) pass-through, (b) floor, (c) ratewall, (d) peer. */
-export type WorkerKind = "pass-through" | "floor" | "ratewall" | "peer";
+/** The Workers, by role: (a) pass-through, (b) floor, (c) ratewall, (d) peer, (e) lean: ratewall's decision and nothing else. */
+export type WorkerKind = "pass-through" | "floor" | "ratewall" | "peer" | "lean";
 
 /** Display order, used by every table and chart. */
-export const workerKinds: readonly WorkerKind[] = ["pass-through", "floor", "ratewall", "peer"];
+export const workerKinds: readonly WorkerKind[] = ["pass-through", "floor", "ratewall", "peer", "lean"];
 
 /** Built bundles by kind. */
 export type Bundles = Record<WorkerKind, WorkerBundle>;
@@ -30,10 +30,11 @@ const targets = {
   floor: { name: "floor", entry: "scripts/bench/workers/floor.ts" },
   ratewall: { name: "ratewall", entry: "src/index.ts", projectConfig: true },
   peer: { name: "peer", entry: "scripts/bench/workers/upstash-peer.ts" },
+  lean: { name: "lean", entry: "scripts/bench/workers/lean.ts" },
 } as const;
 
 /**
- * Builds the four Workers, two at a time (a 2-core machine).
+ * Builds the five Workers, two or three at a time (a 2-core machine).
  *
  * @example
  * const bundles = await buildBundles(join(workDir, "bundles"), "wrangler");
@@ -57,6 +58,9 @@ export function bindingsFor(kind: WorkerKind, upstream: Upstream, keyPrefix: str
   if (kind === "pass-through") return { ORIGIN_URL: upstream.originUrl };
   if (kind === "floor") return { ORIGIN_URL: upstream.originUrl, ...rest };
   if (kind === "peer") return { ORIGIN_URL: upstream.originUrl, ...rest, ...peerRouteBindings(routes) };
+  // ratewall's default rule, the one the bench's `/` routes count.
+  if (kind === "lean")
+    return { ORIGIN_URL: upstream.originUrl, ...rest, LEAN_LIMIT: String(unreachable), LEAN_WINDOW_MS: String(hour), KEY_PREFIX: `${keyPrefix}lean` };
   return {
     ORIGIN_URL: upstream.originUrl,
     ...rest,

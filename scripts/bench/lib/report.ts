@@ -124,11 +124,13 @@ function throughput(results: BenchResults, image: Image): string[] {
     results,
     "throughput",
     "2. What the Worker adds, against the physical floor",
-    `Four Workers on one stack, each bundled by ${bundlerText(results)} and served by its own Miniflare instance: ` +
+    `Five Workers on one stack, each bundled by ${bundlerText(results)} and served by its own Miniflare instance: ` +
       "(a) **pass-through** (Hono + `hono/proxy`), (b) **floor**: the same plus one `PING` to the REST endpoint per request, the least any Redis-backed limiter can cost, " +
-      "(c) **ratewall**, (d) **peer**: a small Hono Worker with `@upstash/ratelimit`. `-1` is a route with one rule, `-2` with two (fixed window, limits never reached). " +
+      "(c) **ratewall**, (d) **peer**: a small Hono Worker with `@upstash/ratelimit`, (e) **lean**: the floor with ratewall's fixed-window script sent instead of the `PING` and the two `RateLimit` headers added, and nothing else " +
+      "(`scripts/bench/workers/lean.ts`: no routes, lists, tiers, block cache, events, timeouts or header hygiene), so lean/floor is what ratewall's decision costs by itself and ratewall/lean what its Worker adds around it. " +
+      "`-1` is a route with one rule, `-2` with two (fixed window, limits never reached). " +
       "Load from autocannon (in its own worker thread) at each concurrency, after an unrecorded warm-up, rounds interleaved; req/s and latencies are medians over rounds (latencies from every response's own time, µs resolution), " +
-      "and **every ratio is the median of paired per-round ratios** (each round's ratewall run against the same round's other run), shown with the per-round range. *mean* is connections / throughput. " +
+      "and **every ratio is the median of paired per-round ratios** (each round's run of one Worker against the same round's run of the other), shown with the per-round range. *mean* is connections / throughput. " +
       "The last table says where one request's CPU goes, from `/proc` around each round (medians over rounds): the Worker's workerd process (the Worker and Miniflare's entry Worker), " +
       "the bench's main thread (the REST shim and the origin; the load generator runs in its own thread and is not counted) and `redis-server`. " +
       "On this machine they all share its cores with the load generator, so throughput follows the total.",
@@ -139,8 +141,9 @@ function throughput(results: BenchResults, image: Image): string[] {
       ),
       "",
       table(
-        ["ratewall vs", "rules", "concurrency", "req/s ratio (median of per-round)", "per-round range", "p50 ratio", "p99 ratio", "mean latency ratio"],
+        ["Worker", "vs", "rules", "concurrency", "req/s ratio (median of per-round)", "per-round range", "p50 ratio", "p99 ratio", "mean latency ratio"],
         ratios.map((r) => [
+          r.worker,
           r.versus,
           r.rules,
           r.concurrency,

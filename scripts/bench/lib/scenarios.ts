@@ -28,7 +28,8 @@ export interface BenchRoute {
   rules: BenchRule[];
 }
 
-const hour = 3_600_000;
+/** An hour, ms: the window of the bench's default rule. */
+export const hour = 3_600_000;
 
 /**
  * Every route the bench uses: `/two` (throughput, two rules), `/rt/<algorithm>/{one,refuse,two}`

@@ -1,5 +1,5 @@
 /**
- * @module Section 2: what the Worker adds, against the physical floor. The four Workers run side
+ * @module Section 2: what the Worker adds, against the physical floor. The five Workers run side
  * by side on one stack and are loaded in interleaved rounds at each concurrency level, with one
  * and with two rules per route. Ratios are taken round by round (stats.ts), then the median.
  * Around each round the CPU of every process a request crosses is read from /proc, so the report
@@ -15,7 +15,7 @@ import { cpuNs, threadCpuNs } from "../../local/process-cpu.ts";
 import { median, pairedRatio, ratioRange } from "../lib/stats.ts";
 
 /** A Worker on a route: `ratewall-2` is ratewall on the two-rule route. */
-export type Contender = "pass-through" | "floor" | "ratewall-1" | "ratewall-2" | "peer-1" | "peer-2";
+export type Contender = "pass-through" | "floor" | "lean-1" | "ratewall-1" | "ratewall-2" | "peer-1" | "peer-2";
 
 /** Medians over rounds for one contender at one concurrency. Latencies in ms. */
 export interface ThroughputRow {
@@ -43,11 +43,16 @@ export interface StackCpu {
   redis: number;
 }
 
-/** ratewall over another Worker, same rule count and concurrency; median of per-round ratios. */
+/**
+ * ratewall over another Worker, same rule count and concurrency; median of per-round ratios. With
+ * `worker: "lean"`, the lean Worker over the floor: what ratewall's decision costs by itself.
+ */
 export interface ThroughputRatio {
+  /** The Worker measured against `versus`. */
+  worker: "ratewall" | "lean";
   concurrency: number;
   rules: 1 | 2;
-  versus: "floor" | "peer" | "pass-through";
+  versus: "floor" | "peer" | "pass-through" | "lean";
   /** ratewall rps / other rps (below 1: ratewall serves fewer). */
   rps: number;
   /** The lowest and highest per-round rps ratio: the noise around `rps`. */
@@ -71,6 +76,7 @@ export interface ThroughputData {
 const routes: Record<Contender, [WorkerKind, string]> = {
   "pass-through": ["pass-through", "/"],
   floor: ["floor", "/"],
+  "lean-1": ["lean", "/"],
   "ratewall-1": ["ratewall", "/"],
   "ratewall-2": ["ratewall", "/two"],
   "peer-1": ["peer", "/"],
@@ -84,7 +90,7 @@ const routes: Record<Contender, [WorkerKind, string]> = {
  * const outcome = await measureThroughput(ctx);
  */
 export async function measureThroughput(ctx: BenchContext): Promise<Outcome<ThroughputData>> {
-  const contenders: Contender[] = ["pass-through", "floor"];
+  const contenders: Contender[] = ["pass-through", "floor", "lean-1"];
   if (!ctx.ratewallMissing) contenders.push("ratewall-1", "ratewall-2");
   contenders.push("peer-1", "peer-2");
   const kinds = [...new Set(contenders.map((c) => routes[c][0]))];
@@ -136,10 +142,13 @@ export function stackTotal({ workerd, shimAndOrigin, redis }: StackCpu): number 
 
 function ratiosAt(concurrency: number, byContender: Partial<Record<Contender, LoadResult[]>>): ThroughputRatio[] {
   const ratios: ThroughputRatio[] = [];
-  for (const rules of [1, 2] as const) {
-    const ours = byContender[`ratewall-${rules}`];
-    if (!ours) continue;
-    const others = { floor: byContender.floor, "pass-through": byContender["pass-through"], peer: byContender[`peer-${rules}`] };
+  const compare = (
+    worker: ThroughputRatio["worker"],
+    rules: 1 | 2,
+    ours: LoadResult[] | undefined,
+    others: Partial<Record<ThroughputRatio["versus"], LoadResult[]>>,
+  ) => {
+    if (!ours) return;
     for (const [versus, theirs] of Object.entries(others) as Array<[ThroughputRatio["versus"], LoadResult[] | undefined]>) {
       if (!theirs) continue;
       const paired = (field: "rps" | "p50" | "p99") =>
@@ -156,9 +165,14 @@ function ratiosAt(concurrency: number, byContender: Partial<Record<Contender, Lo
         ours.map((r) => r.rps),
         theirs.map((r) => r.rps),
       );
-      ratios.push({ concurrency, rules, versus, rps: paired("rps"), rpsRange, p50: paired("p50"), p99: paired("p99"), meanMs });
+      ratios.push({ worker, concurrency, rules, versus, rps: paired("rps"), rpsRange, p50: paired("p50"), p99: paired("p99"), meanMs });
     }
+  };
+  for (const rules of [1, 2] as const) {
+    const others = { floor: byContender.floor, "pass-through": byContender["pass-through"], peer: byContender[`peer-${rules}`] };
+    compare("ratewall", rules, byContender[`ratewall-${rules}`], rules === 1 ? { ...others, lean: byContender["lean-1"] } : others);
   }
+  compare("lean", 1, byContender["lean-1"], { floor: byContender.floor });
   return ratios;
 }
 
