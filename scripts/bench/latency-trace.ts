@@ -1,0 +1,131 @@
+/**
+ * @module `npm run bench:latency [-- --requests N]`: where one request's latency goes, hop by hop,
+ * for the floor, lean, ratewall and the peer (one rule each). Needs `tcpdump` (Debian package
+ * tcpdump) and the right to capture on `lo` (root). It serves the Workers on the bench's stack,
+ * ratewall twice (the second process is the control: what separates two runs of the same code),
+ * sends N requests to each, one at a time and the Workers in turn, after a warm-up, while tcpdump
+ * records loopback; then it prints each segment's median (lib/latency-segments.ts).
+ *
+ * Medians of sequential requests are steady where throughput on a shared machine is not, so this
+ * is the instrument for a change of tens of µs. Where `taskset` is there and the machine has two
+ * CPUs or more, every workerd goes to CPU 1 and Redis and this process (shim, origin, client) to
+ * CPU 0, so that no Worker is luckier than another in where the scheduler puts it.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, rm } from "node:fs/promises";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { parseArgs } from "node:util";
+import { buildBundles, serveKind, type WorkerKind } from "./lib/fleet.ts";
+import { type Packet, medianSegments, parsePacket, SEGMENTS, timelines } from "./lib/latency-segments.ts";
+import { num, table } from "./lib/markdown.ts";
+import type { ServedWorker } from "./lib/miniflare.ts";
+import { startStack } from "./lib/stack.ts";
+
+const { values } = parseArgs({ options: { requests: { type: "string", default: "3000" } } });
+const requests = Number(values.requests);
+if (!Number.isInteger(requests) || requests < 1) throw new Error(`--requests must be a positive integer, got ${JSON.stringify(values.requests)}`);
+/** Each Worker by its column; `ratewall again` is a second process of the same code: the noise between two processes. */
+const workers: Array<[string, WorkerKind]> = [
+  ["floor", "floor"],
+  ["lean", "lean"],
+  ["ratewall", "ratewall"],
+  ["peer", "peer"],
+  ["ratewall again", "ratewall"],
+];
+
+process.env.WRANGLER_SEND_METRICS = "false";
+const workDir = await mkdtemp(join(tmpdir(), "ratewall-latency-"));
+const stack = await startStack();
+const served = new Map<string, ServedWorker>();
+try {
+  const bundles = await buildBundles(join(workDir, "bundles"), "esbuild");
+  const upstream = { originUrl: stack.origin.url, restUrl: stack.rest.url, token: stack.rest.token, accuracyLimit: 100 };
+  for (const [name, kind] of workers) served.set(name, await serveKind(kind, bundles, upstream, `lat${served.size}`));
+  pinToCpus([...served.values()].map((worker) => worker.pid));
+  const send = async (name: string, client: string) => {
+    const response = await fetch(`${served.get(name)!.url}/`, { headers: { "cf-connecting-ip": client } });
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`${name} answered ${response.status}`);
+  };
+  for (const [name] of workers) for (let i = 0; i < 2000; i++) await send(name, "10.254.0.1");
+
+  const port = (url: string) => Number(new URL(url).port);
+  const ports = {
+    workers: Object.fromEntries([...served].map(([name, worker]) => [name, port(worker.url)])),
+    shim: port(stack.rest.url),
+    redis: port(stack.redis.url),
+    origin: port(stack.origin.url),
+  };
+  const filter = [...Object.values(ports.workers), ports.shim, ports.redis, ports.origin].map((p) => `port ${p}`).join(" or ");
+  const capture = await startCapture(`tcp and (${filter})`);
+  // One request to each Worker in turn: whatever the machine does meanwhile, every Worker sees
+  // the same share of it (blocks of requests per Worker let a drift favour one of them).
+  for (let i = 0; i < requests; i++) for (const [w, [name]] of workers.entries()) await send(name, `10.${w}.${i % 250}.1`);
+  const packets = await capture.stop();
+
+  const byWorker = timelines(packets, ports);
+  const names = workers.map(([name]) => name);
+  const medians = new Map(names.map((name) => [name, medianSegments(byWorker.get(name) ?? [])]));
+  const at = (name: string, segment: (typeof SEGMENTS)[number]["name"]) => medians.get(name)![segment];
+  const differences: Array<[string, string]> = [
+    ["lean", "floor"],
+    ["ratewall", "floor"],
+    ["peer", "floor"],
+    ["ratewall", "lean"],
+    ["ratewall again", "ratewall"],
+  ];
+  process.stdout.write(
+    `${table(
+      ["segment (median µs)", ...names, ...differences.map(([a, b]) => `${a} − ${b}`)],
+      SEGMENTS.map(({ name }) => [name, ...names.map((worker) => num(at(worker, name), 0)), ...differences.map(([a, b]) => num(at(a, name) - at(b, name), 0))]),
+    )}\n\n${names.map((name) => `${name}: ${byWorker.get(name)?.length ?? 0} requests`).join(", ")}\n`,
+  );
+} finally {
+  for (const worker of served.values()) await worker.dispose();
+  await stack.close();
+  await rm(workDir, { recursive: true, force: true });
+}
+
+/** Starts tcpdump on loopback and resolves once it captures; `stop()` resolves with every data packet. */
+async function startCapture(filter: string): Promise<{ stop(): Promise<Packet[]> }> {
+  const tcpdump = spawn("tcpdump", ["-i", "lo", "-n", "-tt", "-l", "-B", "65536", filter], { stdio: ["ignore", "pipe", "pipe"] });
+  const packets: Packet[] = [];
+  createInterface({ input: tcpdump.stdout }).on("line", (line) => {
+    const packet = parsePacket(line);
+    if (packet) packets.push(packet);
+  });
+  let said = "";
+  await new Promise<void>((resolve, reject) => {
+    const fail = (why: string) => reject(new Error(`tcpdump could not capture on lo (Debian package tcpdump, run as root): ${why}`));
+    tcpdump.once("error", (error) => fail(error.message));
+    tcpdump.once("exit", (code) => fail(`it exited with ${code}: ${said.trim()}`));
+    tcpdump.stderr.on("data", (chunk: Buffer) => {
+      said += chunk;
+      if (said.includes("listening on")) resolve();
+    });
+  });
+  return {
+    async stop() {
+      // Packets of the last request may still be on their way through tcpdump's buffer.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const exited = once(tcpdump, "close");
+      tcpdump.kill("SIGINT");
+      await exited;
+      return packets;
+    },
+  };
+}
+
+/** workerd on CPU 1, the rest of the stack on CPU 0; nothing where taskset or a second CPU is missing. */
+function pinToCpus(workerdPids: number[]): void {
+  if (availableParallelism() < 2) return;
+  try {
+    for (const pid of workerdPids) execFileSync("taskset", ["-a", "-cp", "1", String(pid)], { stdio: "ignore" });
+    for (const pid of [stack.redis.pid, process.pid]) execFileSync("taskset", ["-a", "-cp", "0", String(pid)], { stdio: "ignore" });
+  } catch {
+    process.stderr.write("latency: taskset failed; the processes stay where the scheduler puts them\n");
+  }
+}
