@@ -76,7 +76,11 @@ export async function runBench(options: RunOptions): Promise<BenchResults> {
         try {
           return await run();
         } catch (error) {
-          return skipped(`failed: ${(error as Error).stack ?? String(error)}`);
+          // undici's "fetch failed" says why only in its cause (a reset, a refused connection…).
+          const cause = (error as Error).cause;
+          return skipped(
+            `failed: ${(error as Error).stack ?? String(error)}${cause === undefined ? "" : `\ncause: ${String((cause as Error).stack ?? cause)}`}`,
+          );
         }
       };
       const sections: BenchResults["sections"] = {
