@@ -78,14 +78,19 @@ export function connectRedis(redisUrl: string, options: ConnectOptions = {}): Re
     majorVersion: () => connection.majorVersion,
     run,
     async transaction(commands) {
-      return execOutcome(await run([{ name: "MULTI", args: [] }, ...commands, { name: "EXEC", args: [] }]));
+      return execOutcome(await run(inMulti(commands)));
     },
     subscriber,
     close: async () => connection.close(),
   };
 }
 
-/** The outcomes of MULTI, the commands and EXEC: EXEC's, or the error that discarded the transaction (§8). */
+/** A transaction's commands as sent: MULTI, the commands, EXEC (§8). */
+function inMulti(commands: Command[]): Command[] {
+  return [{ name: "MULTI", args: [] }, ...commands, { name: "EXEC", args: [] }];
+}
+
+/** The outcomes of {@link inMulti}'s commands: EXEC's, or the error that discarded the transaction (§8). */
 function execOutcome(outcomes: Outcome[]): Outcome[] {
   const exec = outcomes.at(-1);
   if (exec instanceof Error) {
@@ -141,10 +146,11 @@ function connectCluster(redisUrl: string, subscriber: () => Redis): RedisLink {
     async transaction(commands) {
       const slot = transactionSlot(commands);
       if (slot === CROSSSLOT) throw new TransactionDiscardedError(CROSSSLOT);
-      const wrapped = [{ name: "MULTI", args: [] }, ...commands, { name: "EXEC", args: [] }];
       // ioredis's own cluster pipelines do this: one { slot } target pins every command to one connection.
       const target = { slot };
-      return execOutcome(await whenReady(() => Promise.all(wrapped.map((command) => send(command, (io) => cluster.sendCommand(io, undefined, target))))));
+      return execOutcome(
+        await whenReady(() => Promise.all(inMulti(commands).map((command) => send(command, (io) => cluster.sendCommand(io, undefined, target))))),
+      );
     },
     subscriber,
     close: async () => {
