@@ -4,7 +4,7 @@
  * (`…:<floor(now / window)>`), so a window's counter is never reused and the decision is a pure
  * function of `now`.
  */
-import { assembleScript } from "../assemble-script.ts";
+import { assembleOneRuleScript } from "../assemble-script.ts";
 
 /** Registers `ALGORITHMS.fixed`; KEYS: the counter of the window that contains `now`. */
 export const lua = `
@@ -29,6 +29,6 @@ end }
 `;
 
 /** The single-rule fixed-window script. */
-export const source = assembleScript([lua]);
+export const source = assembleOneRuleScript(lua);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "626dd65652e562c62704b901304698fea71debae";
+export const sha1 = "98ceb30087fc8bb085c9b39cbba43225aaf542a4";

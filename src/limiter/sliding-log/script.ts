@@ -5,7 +5,7 @@
  * same ms are two requests; no random id, so the script stays deterministic). Refused requests
  * are never added.
  */
-import { assembleScript } from "../assemble-script.ts";
+import { assembleOneRuleScript } from "../assemble-script.ts";
 
 /** Registers `ALGORITHMS.sliding`; KEYS: the client's sorted set (score = request time, ms). */
 export const lua = `
@@ -39,6 +39,6 @@ end }
 `;
 
 /** The single-rule sliding-log script. */
-export const source = assembleScript([lua]);
+export const source = assembleOneRuleScript(lua);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "7c46149fa463f22ea492da0c24c315a500fb1111";
+export const sha1 = "2735150d1451690a9c1c2f6aedef9aead0adde4e";

@@ -3,7 +3,7 @@
  * of it the sliding window still covers. Arithmetic is kept in integers scaled by the window
  * length (estimate × window), so Lua and the TypeScript model agree to the unit.
  */
-import { assembleScript } from "../assemble-script.ts";
+import { assembleOneRuleScript } from "../assemble-script.ts";
 
 /** Registers `ALGORITHMS.weighted`; KEYS: this window's counter, then the previous window's. */
 export const lua = `
@@ -44,6 +44,6 @@ end }
 `;
 
 /** The single-rule sliding-window-approx script. */
-export const source = assembleScript([lua]);
+export const source = assembleOneRuleScript(lua);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "15185a46cfe5b8890e3335b24b317cbed932d9f1";
+export const sha1 = "c8a4f7fab4964a69f4173acc2346208113047132";

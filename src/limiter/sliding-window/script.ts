@@ -9,7 +9,7 @@
  * is recorded at most one tick late, never early, so the count stays on the safe side. Once read,
  * a bucket is one packed number, `(count × 256 + first) × 256 + last`, as the model holds it.
  */
-import { assembleScript } from "../assemble-script.ts";
+import { assembleOneRuleScript } from "../assemble-script.ts";
 
 /** Bytes of the head (the newest bucket's index): 2^48 buckets of 1 ms outlast any clock. */
 export const HEAD_BYTES = 6;
@@ -143,6 +143,6 @@ end }
 `;
 
 /** The single-rule sliding-window script. */
-export const source = assembleScript([lua]);
+export const source = assembleOneRuleScript(lua);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "d7e8ad6868f842282538c8290c51649e3a2e4398";
+export const sha1 = "63fb439984f8dc81d5d5647572eb95ab22c3f491";

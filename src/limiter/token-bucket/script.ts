@@ -4,7 +4,7 @@
  * `window_ms` ticks and every quantity is an integer; the TAT is stored as `<ms>:<ticks>`
  * (ms since the epoch plus the sub-ms remainder), so a rate like 3/1s has no rounding drift.
  */
-import { assembleScript } from "../assemble-script.ts";
+import { assembleOneRuleScript } from "../assemble-script.ts";
 
 /** Registers `ALGORITHMS.gcra`; KEYS: the client's TAT, `<ms>:<ticks>`, expiring at the TAT. */
 export const lua = `
@@ -42,6 +42,6 @@ end }
 `;
 
 /** The single-rule token-bucket script. */
-export const source = assembleScript([lua]);
+export const source = assembleOneRuleScript(lua);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "98508beffadaef3c0a4042833877e67aff603ec4";
+export const sha1 = "38bd719f8cf664e1613c27356df6ba496836dcb3";

@@ -49,6 +49,18 @@ describe("Tiers on Redis: the client's tier is read in the same script call", ()
     expect(await limiter.limit(request("c"))).toMatchObject({ tier: "free" });
   });
 
+  it("Should decide a policy of one tier with one rule by its tier's rule and lists, even a tier named like a list verdict", async () => {
+    const prefix = h.prefix();
+    const limiter = createLimiter({ tiers: { allow: [hourly(2)] }, defaultTier: "allow" }, { runner: h.runner, prefix });
+    const entries = createClientEntries(h.runner, prefix);
+    await entries.setTier("g", "allow");
+    expect(await admitted(limiter, "g", 3)).toEqual([true, true, false]);
+    await entries.setList("h", "deny", 30_000);
+    expect(await limiter.limit(request("h"))).toMatchObject({ allowed: false, reason: "deny-list", tier: "allow" });
+    await entries.setList("g", "allow");
+    expect(await admitted(limiter, "g", 2)).toEqual([true, true]);
+  });
+
   it("Should keep each tier's counters apart, even for rules of the same name", async () => {
     const limiter = h.limiter([hourly(1)]);
     const tiered = createLimiter(tiers, { runner: h.runner, prefix: limiter.prefix });
