@@ -9,6 +9,10 @@
  * HTTP parser, no second Worker. An unknown command is a 500 naming it, so that a Worker whose
  * calls changed fails loudly instead of being timed on an error path.
  *
+ * Each request's `waitUntil` work (ratewall's decision event, built on a later turn) is awaited
+ * before the next request starts: Cloudflare bills that work as the request's CPU, and left to
+ * run after the round's answer it would fall outside the round's CPU reading.
+ *
  * One at a time: requests started together would make `@upstash/redis` batch the peer's calls of
  * one tick into a pipeline, which the recorded replies do not hold (and which requests arriving
  * over HTTP one by one rarely trigger).
@@ -45,7 +49,7 @@ globalThis.fetch = (input, init) => answer(new Request(input, init));
 
 /** The Worker. */
 export default {
-  async fetch(request: Request, env: HarnessEnv, ctx: unknown): Promise<Response> {
+  async fetch(request: Request, env: HarnessEnv): Promise<Response> {
     replies ??= new Map(Object.entries(JSON.parse(env.REPLIES) as Record<string, CannedReply>));
     restHost = env.REST_HOST;
     const params = new URL(request.url).searchParams;
@@ -54,9 +58,12 @@ export default {
     const headers = { "cf-connecting-ip": params.get("ip") ?? "192.0.2.1" };
     const statuses: Record<string, number> = {};
     let firstError: string | undefined;
+    const deferred: Promise<unknown>[] = [];
+    const ctx = { waitUntil: (work: Promise<unknown>) => deferred.push(work), passThroughOnException() {}, props: {} };
     for (let sent = 0; sent < n; sent++) {
       const response = await target.fetch(new Request(url, { headers }), env, ctx);
       const body = await response.text();
+      await Promise.all(deferred.splice(0));
       if (response.status >= 500) firstError ??= body;
       statuses[response.status] = (statuses[response.status] ?? 0) + 1;
     }
