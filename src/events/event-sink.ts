@@ -1,9 +1,9 @@
 /**
  * @module Where decision events go: the `RATEWALL_ANALYTICS` Analytics Engine dataset when the
  * Worker has one bound, and an `onEvent` callback for embedders and tests. Nothing here may slow
- * or fail a request: the event is built and delivered on a later turn of the event loop, under
- * `waitUntil` when there is one (by then the request has gone on to the origin); `writeDataPoint`
- * is fire-and-forget by design; a binding or callback that throws is logged once and ignored.
+ * or fail a request: `writeDataPoint` is fire-and-forget by design, a binding or callback that
+ * throws is logged once and ignored, and hashing a client the isolate has not seen yet runs
+ * after the response, under `waitUntil` when there is one.
  *
  * The hash is an HMAC-SHA-256 keyed with the Upstash token: a plain hash of an IPv4 address is
  * undone by hashing all 2^32 of them, a keyed one is not without the secret. The same client hashes
@@ -16,8 +16,7 @@ import type { DecisionEvent } from "./decision-event.ts";
 
 /**
  * Sends one event; `dataset` is the request's `env.RATEWALL_ANALYTICS`, if any. The event is
- * built by `build`, called only when something receives it (most Workers bind no dataset), and
- * on a later turn: `defer` keeps that work alive past the response.
+ * built by `build`, called only when something receives it: most Workers bind no dataset.
  */
 export type EventSink = (build: () => DecisionEvent, client: string | undefined, dataset: unknown, defer: (work: Promise<unknown>) => void) => void;
 
@@ -40,54 +39,34 @@ export function createEventSink(options: {
   const hashes = new Map<string, string>();
   const hash = keyedHash(options.secret);
   let failureLogged = false;
-  const failed = (error: unknown) => {
-    if (failureLogged) return;
-    failureLogged = true;
-    options.log({ level: "warn", event: "analytics-failure", cause: error instanceof Error ? error.message : String(error) });
-  };
   const deliver = (event: DecisionEvent, dataset: unknown) => {
     try {
       options.onEvent?.(event);
       if (isAnalyticsDataset(dataset)) dataset.writeDataPoint(toDataPoint(event));
     } catch (error) {
-      failed(error);
+      if (failureLogged) return;
+      failureLogged = true;
+      options.log({ level: "warn", event: "analytics-failure", cause: error instanceof Error ? error.message : String(error) });
     }
-  };
-  const send = async (build: () => DecisionEvent, client: string | undefined, dataset: unknown) => {
-    const event = build();
-    if (options.client === "none" || client === undefined) return deliver(event, dataset);
-    if (options.client === "plain") return deliver({ ...event, client }, dataset);
-    let hashed = hashes.get(client);
-    if (hashed === undefined) {
-      try {
-        hashed = await hash(client);
-      } catch {
-        return deliver(event, dataset);
-      }
-      if (hashes.size >= HASHES_KEPT) hashes.clear();
-      hashes.set(client, hashed);
-    }
-    deliver({ ...event, client: hashed }, dataset);
   };
   return (build, client, dataset, defer) => {
     if (options.onEvent === undefined && !isAnalyticsDataset(dataset)) return;
+    const event = build();
+    if (options.client === "none" || client === undefined) return deliver(event, dataset);
+    if (options.client === "plain") return deliver({ ...event, client }, dataset);
+    const hashed = hashes.get(client);
+    if (hashed !== undefined) return deliver({ ...event, client: hashed }, dataset);
     defer(
-      nextTurn()
-        .then(() => send(build, client, dataset))
-        .catch(failed),
+      hash(client).then(
+        (digest) => {
+          if (hashes.size >= HASHES_KEPT) hashes.clear();
+          hashes.set(client, digest);
+          deliver({ ...event, client: digest }, dataset);
+        },
+        () => deliver(event, dataset),
+      ),
     );
   };
-}
-
-/**
- * Resolves on a later turn of the event loop. The event is built then, not at once: by that turn
- * the request's origin fetch has gone out and the isolate would sit idle awaiting it, so building
- * the event (its read of `request.cf`, which workerd decodes on first access, is the costly part:
- * docs/performance.md, entry 9) no longer lengthens the request. A microtask would not do: it runs
- * before the fetch leaves.
- */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 const ENCODER = new TextEncoder();

@@ -9,9 +9,10 @@
  * HTTP parser, no second Worker. An unknown command is a 500 naming it, so that a Worker whose
  * calls changed fails loudly instead of being timed on an error path.
  *
- * Each request's `waitUntil` work (ratewall's decision event, built on a later turn) is awaited
- * before the next request starts: Cloudflare bills that work as the request's CPU, and left to
- * run after the round's answer it would fall outside the round's CPU reading.
+ * Each request's `waitUntil` work (ratewall's hash of a client new to the isolate, a `count`
+ * route's charge) is awaited before the next request starts: Cloudflare bills that work as the
+ * request's CPU, and left to run after the round's answer it would fall outside the round's CPU
+ * reading.
  *
  * One at a time: requests started together would make `@upstash/redis` batch the peer's calls of
  * one tick into a pipeline, which the recorded replies do not hold (and which requests arriving
