@@ -62,8 +62,15 @@ try {
   const filter = [...Object.values(ports.workers), ports.shim, ports.redis, ports.origin].map((p) => `port ${p}`).join(" or ");
   const capture = await startCapture(`tcp and (${filter})`);
   // One request to each Worker in turn: whatever the machine does meanwhile, every Worker sees
-  // the same share of it (blocks of requests per Worker let a drift favour one of them).
-  for (let i = 0; i < requests; i++) for (const [w, [name]] of workers.entries()) await send(name, `10.${w}.${i % 250}.1`);
+  // the same share of it (blocks of requests per Worker let a drift favour one of them). The turn
+  // starts one Worker later each time, so that each holds every place in it equally often: the
+  // Worker after another may find the caches as that one left them.
+  for (let i = 0; i < requests; i++) {
+    for (let k = 0; k < workers.length; k++) {
+      const w = (i + k) % workers.length;
+      await send(workers[w]![0], `10.${w}.${i % 250}.1`);
+    }
+  }
   const packets = await capture.stop();
 
   const byWorker = timelines(packets, ports);
