@@ -380,7 +380,7 @@ function cpu(results: BenchResults): string[] {
       "Timed: the Worker's own code, plus what every Worker pays alike, a `Request` in and, per fetch, a `Request`, a JSON parse and a map lookup out; the pass-through row is that floor. " +
       "*ratewall-refused* is a client already refused on a 1-per-hour route: answered from the block cache. " +
       "**Method**: workerd's own CPU time, from Linux's `/proc/<pid>/task/*/schedstat` (ns on a CPU, all its threads) read before and after each round (one HTTP request to the harness), divided by the requests of the round. " +
-      "Rounds interleaved after an unrecorded warm-up; µs are medians over rounds with the lowest and highest round, " +
+      "Rounds interleaved after an unrecorded warm-up, each compared pair back to back within a round; µs are medians over rounds with the lowest and highest round, " +
       "**ratios are medians of paired per-round ratios** with their range.",
     (data) => [
       table(
