@@ -11,6 +11,8 @@ import { ipv4Mask, ipv6Mask, type ParsedIp, parseIp } from "../keys/ip.ts";
 export interface ListMatcher {
   /** No entries: every lookup is `false` without parsing anything. */
   readonly empty: boolean;
+  /** Holds a country or an AS number: only then does a lookup read `country` and `asn`. */
+  readonly network: boolean;
   /**
    * Whether the client is on the list. `ip` is the raw `CF-Connecting-IP` text, parsed as
    * src/keys/ip.ts parses it (an unparsable or missing address matches no `ip:` entry);
@@ -51,6 +53,7 @@ export function compileList(entries: readonly ListEntry[]): ListMatcher {
   };
   return {
     empty: entries.length === 0,
+    network: countries.size > 0 || asns.size > 0,
     matchParsed,
     match: (ip, country, asn) => entries.length > 0 && matchParsed(ip === undefined ? undefined : parseIp(ip), country, asn),
   };

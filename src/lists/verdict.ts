@@ -50,9 +50,14 @@ export function compileLevel(lists: { allow: readonly ListEntry[]; deny: readonl
 export function listVerdict(levels: readonly ListLevel[], client: ListClient): ListVerdict {
   if (levels.every((level) => level.allow.empty && level.deny.empty)) return undefined;
   const ip = client.ip === undefined ? undefined : parseIp(client.ip);
+  // Country and ASN are read only where a list names one: on Workers they come from `request.cf`,
+  // which costs a decode on first access (the middleware reads them lazily).
+  const network = levels.some(({ allow, deny }) => allow.network || deny.network);
+  const country = network ? client.country : undefined;
+  const asn = network ? client.asn : undefined;
   for (const { allow, deny } of levels) {
-    if (deny.matchParsed(ip, client.country, client.asn)) return "deny";
-    if (allow.matchParsed(ip, client.country, client.asn)) return "allow";
+    if (deny.matchParsed(ip, country, asn)) return "deny";
+    if (allow.matchParsed(ip, country, asn)) return "allow";
   }
   return undefined;
 }

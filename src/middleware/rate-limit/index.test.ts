@@ -196,7 +196,7 @@ describe("rateLimit middleware: decision events and logs", () => {
     expect(events[0]).toMatchObject({ country: "DE", colo: "FRA" });
   });
 
-  it("Should read request.cf only when a list, a key or an event needs it, and then once", async () => {
+  it("Should read request.cf only when a list naming a country or ASN, a key or an event needs it, and then once", async () => {
     const counted = () => {
       const request = new Request("https://example.com/", { headers: { "cf-connecting-ip": "203.0.113.7" } });
       const reads = { count: 0 };
@@ -216,6 +216,9 @@ describe("rateLimit middleware: decision events and logs", () => {
     const plain = counted();
     expect((await quiet({}).request(plain.request)).status).toBe(200);
     expect(plain.reads.count).toBe(0);
+    const addressListed = counted();
+    expect((await quiet({ DENY: JSON.stringify(["ip:198.51.100.0/24"]) }).request(addressListed.request)).status).toBe(200);
+    expect(addressListed.reads.count).toBe(0);
     const listed = counted();
     expect((await quiet({ DENY: JSON.stringify(["country:FR"]) }).request(listed.request)).status).toBe(200);
     expect(listed.reads.count).toBe(1);
@@ -224,6 +227,11 @@ describe("rateLimit middleware: decision events and logs", () => {
     await app.request(observed.request);
     expect(events[0]).toMatchObject({ country: "DE", colo: "FRA" });
     expect(observed.reads.count).toBe(1);
+    const both = makeApp({ vars: { ...vars, ANALYTICS_CLIENT: "none", DENY: JSON.stringify(["asn:64511"]) } });
+    const listedAndObserved = counted();
+    expect((await both.app.request(listedAndObserved.request)).status).toBe(200);
+    expect(both.events[0]).toMatchObject({ country: "DE", colo: "FRA" });
+    expect(listedAndObserved.reads.count).toBe(1);
   });
 
   it("Should write every event to the RATEWALL_ANALYTICS dataset, and keep serving when the dataset throws", async () => {

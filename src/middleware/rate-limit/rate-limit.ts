@@ -66,10 +66,18 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
     const runtime = runtimes(c.env);
     const { settings, log } = runtime;
     const route = runtime.match(c.req.url, c.req.method) ?? runtime.defaultRoute;
-    const network = networkOf(c.req.raw);
     c.set("rateLimit", { route: route.settings });
     if (route.lists) {
-      const verdict = listVerdict(route.lists, { ip: clientAddress(c.req.raw.headers, settings.trustedProxies), ...network() });
+      const raw = c.req.raw;
+      const verdict = listVerdict(route.lists, {
+        ip: clientAddress(raw.headers, settings.trustedProxies),
+        get country() {
+          return cfOf(raw).country;
+        },
+        get asn() {
+          return cfOf(raw).asn;
+        },
+      });
       if (verdict === "deny") {
         emit(runtime, c, route, "denied");
         return refuse(403, problemResponse(403, "This client is not allowed here.", c.req.header("accept")));
@@ -87,7 +95,7 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
     const who = await identifyClients(c.req.raw.headers, route.identify, route.perRule, {
       url: c.req.url,
       get cf() {
-        return network();
+        return cfOf(c.req.raw);
       },
     });
     for (const fallback of who.fallbacks) {
@@ -196,19 +204,27 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
   };
 }
 
+/** The `cf` fields of requests already read, by request. */
+const cfRead = new WeakMap<Request, { country?: string; asn?: number; colo?: string }>();
+
 /**
- * The request's `cf.country` and `cf.asn`, read on first use: workerd builds `request.cf` from its
- * serialized form on first access, tens of µs per request (docs/performance.md, entry 8), and a
- * route whose lists and keys name no country or ASN never needs it.
+ * The request's `cf.country`, `cf.asn` and `cf.colo`, read on first use and only once, for the
+ * lists, the keys and the decision event alike: workerd builds `request.cf` from its serialized
+ * form on first access, tens of µs per request (docs/performance.md, entry 8), and a route whose
+ * lists and keys name no country or ASN, in a Worker without an event sink, never needs it.
  */
-function networkOf(request: Request): () => { country?: string; asn?: number } {
-  let network: { country?: string; asn?: number } | undefined;
-  return () => {
-    if (network) return network;
+function cfOf(request: Request): { country?: string; asn?: number; colo?: string } {
+  let fields = cfRead.get(request);
+  if (fields === undefined) {
     const cf = (request as { cf?: CfFields }).cf;
-    network = { country: typeof cf?.country === "string" ? cf.country : undefined, asn: typeof cf?.asn === "number" ? cf.asn : undefined };
-    return network;
-  };
+    fields = {
+      country: typeof cf?.country === "string" ? cf.country : undefined,
+      asn: typeof cf?.asn === "number" ? cf.asn : undefined,
+      colo: typeof cf?.colo === "string" ? cf.colo : undefined,
+    };
+    cfRead.set(request, fields);
+  }
+  return fields;
 }
 
 /** A refusal from memory, its Retry-After counted down to the block's end. A denied client stays denied. */
@@ -255,7 +271,7 @@ function retryAfterOnly(decision: Decision, now: number): HeaderList {
 
 /** Sends the request's decision event to the runtime's sink (never awaited; never throws). */
 function emit(runtime: Runtime, c: Context, route: CompiledRoute, outcome: Outcome, decision?: Decision, redisMs = 0, client?: string): void {
-  const build = () => decisionEvent(outcome, route.name, route.settings.rules, decision, redisMs, (c.req.raw as { cf?: CfFields }).cf);
+  const build = () => decisionEvent(outcome, route.name, route.settings.rules, decision, redisMs, cfOf(c.req.raw));
   runtime.send(build, client, (c.env as { RATEWALL_ANALYTICS?: unknown } | undefined)?.RATEWALL_ANALYTICS, (work) => defer(c, work));
 }
 
