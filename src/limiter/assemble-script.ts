@@ -79,12 +79,13 @@ const decideOneRule = `
 local now = tonumber(ARGV[1]) -- ms since the epoch, from the Worker's clock
 local cost = tonumber(ARGV[2]) -- units this request costs, integer >= 1
 local algorithm = ALGORITHMS[ARGV[6]]
-local lists = #KEYS - algorithm.keys - (ARGV[3] ~= "" and 1 or 0) -- the tier's key, if any, comes after the lists
+local before_rule = #KEYS - algorithm.keys -- the rule's keys close KEYS
+local lists = before_rule - (ARGV[3] ~= "" and 1 or 0) -- the tier's key, if any, comes between
 ${readLists}
 if listed == "deny" then return { 2, 1, list_ttl } end
 if listed == "allow" then return { 3, 1, list_ttl } end
 local keys = {}
-for i = 1, algorithm.keys do keys[i] = KEYS[#KEYS - algorithm.keys + i] end
+for i = 1, algorithm.keys do keys[i] = KEYS[before_rule + i] end
 local check = algorithm.check(keys, now, cost, tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10]))
 if not check.ok then return { 0, 1, 0, 0, math.max(check.remaining, 0), check.reset_at, check.retry_ms } end
 check.charge()

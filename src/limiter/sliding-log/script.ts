@@ -41,4 +41,4 @@ end }
 /** The single-rule sliding-log script. */
 export const source = assembleOneRuleScript(lua);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "2735150d1451690a9c1c2f6aedef9aead0adde4e";
+export const sha1 = "c5b4b8ba34b3efe0e8c9299d0a4cfe69356868ac";

@@ -46,4 +46,4 @@ end }
 /** The single-rule sliding-window-approx script. */
 export const source = assembleOneRuleScript(lua);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "c8a4f7fab4964a69f4173acc2346208113047132";
+export const sha1 = "22033110e4f821d5551424f7eae281ce4d7d0f98";

@@ -145,4 +145,4 @@ end }
 /** The single-rule sliding-window script. */
 export const source = assembleOneRuleScript(lua);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "63fb439984f8dc81d5d5647572eb95ab22c3f491";
+export const sha1 = "17238e81b0afe3915daf1b0298bc8f6a09e93e11";
