@@ -14,7 +14,8 @@ export const WRANGLER_ESBUILD_OPTIONS = {
   target: "es2024",
   platform: "browser",
   conditions: ["workerd", "worker", "browser"],
-  keepNames: true,
+  // As ratewall's wrangler.toml sets them (wrangler's defaults are the opposite).
+  keepNames: false,
   minify: true,
   external: ["__STATIC_CONTENT_MANIFEST", "cloudflare:*", "node:*"],
   define: { "navigator.userAgent": '"Cloudflare-Workers"', "process.env.NODE_ENV": '"production"' },

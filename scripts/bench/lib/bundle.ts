@@ -55,24 +55,32 @@ export async function bundleWorker(target: BundleTarget, outDir: string, bundler
   const project = parse(await readFile(fromRoot("wrangler.toml"), "utf8")) as {
     compatibility_date: string;
     compatibility_flags?: string[];
+    keep_names?: boolean;
   };
   const dir = join(outDir, target.name);
   await mkdir(dir, { recursive: true });
-  // Same compatibility date as ratewall for every Worker, so the runtime is the same for all.
+  // Same compatibility date and build settings as ratewall for every Worker, so the runtime and
+  // the bundler's output are alike for all: the figures compare code, not settings.
   const compatibility = {
     compatibilityDate: project.compatibility_date,
     compatibilityFlags: target.projectConfig ? (project.compatibility_flags ?? []) : [],
   };
-  const built = bundler === "wrangler" ? await withWrangler(target, dir, project.compatibility_date) : await withEsbuild(target, dir);
+  const built = bundler === "wrangler" ? await withWrangler(target, dir, project) : await withEsbuild(target, dir);
   return { name: target.name, bundler, ...built, ...compatibility };
 }
 
-async function withWrangler(target: BundleTarget, dir: string, compatibilityDate: string) {
+async function withWrangler(target: BundleTarget, dir: string, project: { compatibility_date: string; keep_names?: boolean }) {
   const dist = join(dir, "dist");
   let config = fromRoot("wrangler.toml");
   if (!target.projectConfig) {
     config = join(dir, "wrangler.toml");
-    await writeFile(config, `name = "bench-${target.name}"\nmain = ${JSON.stringify(fromRoot(target.entry))}\ncompatibility_date = "${compatibilityDate}"\n`);
+    const settings = [
+      `name = "bench-${target.name}"`,
+      `main = ${JSON.stringify(fromRoot(target.entry))}`,
+      `compatibility_date = "${project.compatibility_date}"`,
+      `keep_names = ${project.keep_names ?? true}`,
+    ];
+    await writeFile(config, `${settings.join("\n")}\n`);
   }
   const { stdout, stderr } = await run(
     process.execPath,

@@ -71,8 +71,8 @@ type Image = (file: string) => string;
 
 function bundlerText(results: BenchResults): string {
   return results.meta.profile.bundler === "wrangler"
-    ? "`wrangler deploy --dry-run --minify --outdir` (sizes as wrangler prints them)"
-    : "esbuild with the settings `wrangler deploy --minify` uses (sizes from zlib; the full run uses wrangler itself)";
+    ? "`wrangler deploy --dry-run --minify --outdir`, every Worker with ratewall's `keep_names = false` (sizes as wrangler prints them)"
+    : "esbuild with the settings `wrangler deploy --minify` uses with ratewall's `keep_names = false`, for every Worker (sizes from zlib; the full run uses wrangler itself)";
 }
 
 type Measured<N extends SectionName> = Extract<BenchResults["sections"][N], { status: "ok" }>["data"];
