@@ -17,7 +17,6 @@ export interface AnalyticsDataset {
 
 /** Analytics Engine's limit on an index, in bytes. */
 const MAX_INDEX_BYTES = 96;
-const ENCODER = new TextEncoder();
 
 /**
  * The data point of one event.
@@ -34,12 +33,23 @@ export function toDataPoint(event: DecisionEvent): { indexes: string[]; blobs: s
   };
 }
 
-/** A route pattern can be longer than an index may be: cut it on a character boundary. */
+/**
+ * A route pattern can be longer than an index may be: cut it on a character boundary. Sizes are
+ * counted, not encoded (the event is built on the request's path): a UTF-16 code unit is at most
+ * 3 bytes of UTF-8, so a short route is returned at once.
+ */
 function fitIndex(route: string): string {
-  if (ENCODER.encode(route).length <= MAX_INDEX_BYTES) return route;
-  let cut = route.slice(0, MAX_INDEX_BYTES);
-  while (ENCODER.encode(cut).length > MAX_INDEX_BYTES) cut = cut.slice(0, -1);
-  return cut;
+  if (route.length * 3 <= MAX_INDEX_BYTES) return route;
+  let bytes = 0;
+  let end = 0;
+  for (const char of route) {
+    const point = char.codePointAt(0)!;
+    // UTF-8's sizes (RFC 3629 §3); a lone surrogate is sent as U+FFFD, 3 bytes, like any other BMP point.
+    bytes += point < 0x80 ? 1 : point < 0x800 ? 2 : point < 0x10000 ? 3 : 4;
+    if (bytes > MAX_INDEX_BYTES) return route.slice(0, end);
+    end += char.length;
+  }
+  return route;
 }
 
 /** True when `value` looks like an Analytics Engine binding. */
