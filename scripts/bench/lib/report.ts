@@ -377,6 +377,7 @@ function cpu(results: BenchResults): string[] {
     "The figure Cloudflare bills. Each Worker runs in its own workerd process (Miniflare), inside a harness (`scripts/bench/workers/cpu-harness.ts`) that holds, in the same isolate, its load and its network: " +
       "the harness calls the Worker's `fetch` handler directly, and answers every fetch the Worker makes, to the REST endpoint and to the origin, at once. No socket, no HTTP parser, no Redis and no second Worker per request. " +
       "The Worker is the same bundle the other sections serve. The canned replies are the ones the real stack gave the same Worker on the same route, recorded once beforehand, so every client library and script sees exactly the answers it expects. " +
+      "Each request carries the `cf` object the real stack gives a Worker, decoded from its JSON on first access as workerd decodes an incoming request's, so a Worker that reads it (ratewall's decision event does, for the country and colo) pays for that here too. " +
       "Timed: the Worker's own code, plus what every Worker pays alike, a `Request` in and, per fetch, a `Request`, a JSON parse and a map lookup out; the pass-through row is that floor. " +
       "*ratewall-refused* is a client already refused on a 1-per-hour route: answered from the block cache. " +
       "**Method**: workerd's own CPU time, from Linux's `/proc/<pid>/task/*/schedstat` (ns on a CPU, all its threads) read before and after each round (one HTTP request to the harness), divided by the requests of the round. " +

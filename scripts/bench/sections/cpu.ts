@@ -5,7 +5,8 @@
  * it makes (REST endpoint and origin) is answered at once with the replies the real stack gave it
  * once (recording-relay.ts). No socket, no HTTP parser, no Redis and no second Worker per
  * request, so what is timed is the Worker's own code, plus a `Request` in and, per fetch, a JSON
- * parse and a map lookup out, which every contender pays alike (the pass-through row). The Worker
+ * parse and a map lookup out, which every contender pays alike (the pass-through row). Each
+ * request carries the real stack's `cf`, decoded on first access as workerd does. The Worker
  * is the bundle the other sections serve. The CPU is workerd's, read from /proc
  * (scripts/local/process-cpu.ts) around each round, which is one HTTP request to the harness.
  * Rounds are interleaved; figures are medians of rounds, ratios medians of per-round ratios.

@@ -14,6 +14,11 @@
  * request's CPU, and left to run after the round's answer it would fall outside the round's CPU
  * reading.
  *
+ * Each request carries the `cf` object Miniflare gives the harness's own request (the one the real
+ * stack gives a Worker), decoded from its JSON on first access as workerd decodes an incoming
+ * request's `cf`: a Worker that reads it pays the decode here as in production, and one that does
+ * not pays nothing.
+ *
  * One at a time: requests started together would make `@upstash/redis` batch the peer's calls of
  * one tick into a pipeline, which the recorded replies do not hold (and which requests arriving
  * over HTTP one by one rarely trigger).
@@ -48,6 +53,22 @@ async function answer(request: Request): Promise<Response> {
 // reach for hosts that do not exist, and its rounds would fail rather than be timed.
 globalThis.fetch = (input, init) => answer(new Request(input, init));
 
+/**
+ * `request` with a `cf` property that decodes `serialized` on first access and keeps the result,
+ * as workerd's own does for the requests it receives (a `Request` built in JavaScript has none).
+ */
+function withCf(request: Request, serialized: string): Request {
+  Object.defineProperty(request, "cf", {
+    configurable: true,
+    get() {
+      const cf = JSON.parse(serialized) as unknown;
+      Object.defineProperty(request, "cf", { value: cf });
+      return cf;
+    },
+  });
+  return request;
+}
+
 /** The Worker. */
 export default {
   async fetch(request: Request, env: HarnessEnv): Promise<Response> {
@@ -57,12 +78,13 @@ export default {
     const n = Number(params.get("n"));
     const url = `http://bench.invalid${params.get("path") ?? "/"}`;
     const headers = { "cf-connecting-ip": params.get("ip") ?? "192.0.2.1" };
+    const cf = JSON.stringify((request as { cf?: unknown }).cf ?? {});
     const statuses: Record<string, number> = {};
     let firstError: string | undefined;
     const deferred: Promise<unknown>[] = [];
     const ctx = { waitUntil: (work: Promise<unknown>) => deferred.push(work), passThroughOnException() {}, props: {} };
     for (let sent = 0; sent < n; sent++) {
-      const response = await target.fetch(new Request(url, { headers }), env, ctx);
+      const response = await target.fetch(withCf(new Request(url, { headers }), cf), env, ctx);
       const body = await response.text();
       await Promise.all(deferred.splice(0));
       if (response.status >= 500) firstError ??= body;
