@@ -105,11 +105,12 @@ describe("npm run bench at its smallest size", () => {
       "ratewall-2": [1, 200],
       "ratewall-refused": [0, 429],
       "peer-1": [1, 200],
+      "peer-1-keep-names": [1, 200],
       "peer-2": [2, 200],
     });
     for (const row of rows) expect(row.cpuUs).toBeGreaterThan(0);
     const ratios = results.sections.cpu.data.ratios.map((r) => `${r.contender} / ${r.versus}`);
-    expect(ratios).toEqual(expect.arrayContaining(["ratewall-1 / peer-1", "ratewall-refused / pass-through"]));
+    expect(ratios).toEqual(expect.arrayContaining(["ratewall-1 / peer-1", "ratewall-1 / peer-1-keep-names", "ratewall-refused / pass-through"]));
   });
 
   it("Should decide static lists with no Redis call, and dynamic lists and tiers in one, where the peer's tiers take two", () => {

@@ -41,6 +41,8 @@ export interface BundleTarget {
   projectConfig?: boolean;
   /** Imports left as they are, for modules served beside the bundle (esbuild only). */
   external?: string[];
+  /** Overrides the project's `keep_names` (section 10's peer as wrangler's defaults build it). */
+  keepNames?: boolean;
 }
 
 const run = promisify(execFile);
@@ -65,11 +67,12 @@ export async function bundleWorker(target: BundleTarget, outDir: string, bundler
     compatibilityDate: project.compatibility_date,
     compatibilityFlags: target.projectConfig ? (project.compatibility_flags ?? []) : [],
   };
-  const built = bundler === "wrangler" ? await withWrangler(target, dir, project) : await withEsbuild(target, dir);
+  const keepNames = target.keepNames ?? project.keep_names ?? true;
+  const built = bundler === "wrangler" ? await withWrangler(target, dir, project.compatibility_date, keepNames) : await withEsbuild(target, dir, keepNames);
   return { name: target.name, bundler, ...built, ...compatibility };
 }
 
-async function withWrangler(target: BundleTarget, dir: string, project: { compatibility_date: string; keep_names?: boolean }) {
+async function withWrangler(target: BundleTarget, dir: string, compatibilityDate: string, keepNames: boolean) {
   const dist = join(dir, "dist");
   let config = fromRoot("wrangler.toml");
   if (!target.projectConfig) {
@@ -77,8 +80,8 @@ async function withWrangler(target: BundleTarget, dir: string, project: { compat
     const settings = [
       `name = "bench-${target.name}"`,
       `main = ${JSON.stringify(fromRoot(target.entry))}`,
-      `compatibility_date = "${project.compatibility_date}"`,
-      `keep_names = ${project.keep_names ?? true}`,
+      `compatibility_date = "${compatibilityDate}"`,
+      `keep_names = ${keepNames}`,
     ];
     await writeFile(config, `${settings.join("\n")}\n`);
   }
@@ -94,10 +97,10 @@ async function withWrangler(target: BundleTarget, dir: string, project: { compat
   return { scriptPath: join(dist, script), uploadKiB: Number(size[1]), gzipKiB: Number(size[2]) };
 }
 
-async function withEsbuild(target: BundleTarget, dir: string) {
+async function withEsbuild(target: BundleTarget, dir: string, keepNames: boolean) {
   const scriptPath = join(dir, "index.js");
   const external = [...WRANGLER_ESBUILD_OPTIONS.external, ...(target.external ?? [])];
-  await build({ ...WRANGLER_ESBUILD_OPTIONS, external, entryPoints: [fromRoot(target.entry)], outfile: scriptPath, absWorkingDir: repoRoot });
+  await build({ ...WRANGLER_ESBUILD_OPTIONS, keepNames, external, entryPoints: [fromRoot(target.entry)], outfile: scriptPath, absWorkingDir: repoRoot });
   const code = await readFile(scriptPath);
   return { scriptPath, uploadKiB: kib(code.length), gzipKiB: kib(gzipSync(code).length) };
 }

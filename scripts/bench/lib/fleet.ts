@@ -25,7 +25,8 @@ export interface Upstream {
   accuracyLimit: number;
 }
 
-const targets = {
+/** What each kind is built from. */
+export const targets = {
   "pass-through": { name: "pass-through", entry: "scripts/bench/workers/pass-through.ts" },
   floor: { name: "floor", entry: "scripts/bench/workers/floor.ts" },
   ratewall: { name: "ratewall", entry: "src/index.ts", projectConfig: true },

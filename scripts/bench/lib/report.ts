@@ -380,6 +380,7 @@ function cpu(results: BenchResults): string[] {
       "Each request carries the `cf` object the real stack gives a Worker, decoded from its JSON on first access as workerd decodes an incoming request's, so a Worker that reads it (ratewall's decision event does, for the country and colo) pays for that here too. " +
       "Timed: the Worker's own code, plus what every Worker pays alike, a `Request` in and, per fetch, a `Request`, a JSON parse and a map lookup out; the pass-through row is that floor. " +
       "*ratewall-refused* is a client already refused on a 1-per-hour route: answered from the block cache. " +
+      "Every Worker is built with ratewall's `keep_names = false`, except *peer-1-keep-names*: the peer built with wrangler's default, `keep_names = true`, as a user who keeps wrangler's defaults deploys it (esbuild then renames functions each time they are created, which costs the peer more than ratewall; docs/performance.md, entry 11). " +
       "**Method**: workerd's own CPU time, from Linux's `/proc/<pid>/task/*/schedstat` (ns on a CPU, all its threads) read before and after each round (one HTTP request to the harness), divided by the requests of the round. " +
       "Rounds interleaved after an unrecorded warm-up, each compared pair back to back within a round; µs are medians over rounds with the lowest and highest round, " +
       "**ratios are medians of paired per-round ratios** with their range.",

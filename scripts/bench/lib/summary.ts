@@ -165,7 +165,7 @@ function cpuRows({ sections }: BenchResults): Row[] {
       "CPU per allowed request, one rule (workerd, fetches answered in-process)",
       cell("ratewall-1"),
       cell("peer-1"),
-      `ratewall/peer ${paired("ratewall-1", "peer-1")}; floor ${cell("floor")}, pass-through ${cell("pass-through")}`,
+      `ratewall/peer ${paired("ratewall-1", "peer-1")}, both built with ratewall's keep_names = false; against the peer built with wrangler's default keep_names = true (${cell("peer-1-keep-names")}) ${paired("ratewall-1", "peer-1-keep-names")}; floor ${cell("floor")}, pass-through ${cell("pass-through")}`,
     ],
     ["CPU per allowed request, two rules", cell("ratewall-2"), cell("peer-2"), `ratewall/peer ${paired("ratewall-2", "peer-2")}`],
     [

@@ -12,10 +12,11 @@
  * Rounds are interleaved; figures are medians of rounds, ratios medians of per-round ratios.
  */
 import { copyFile, mkdir, writeFile } from "node:fs/promises";
+import { get } from "node:http";
 import { dirname, join } from "node:path";
 import { bundleWorker, type WorkerBundle } from "../lib/bundle.ts";
 import { type BenchContext, measured, type Outcome } from "../lib/context.ts";
-import { type Bundles, serveKind, type Upstream, type WorkerKind } from "../lib/fleet.ts";
+import { type Bundles, serveKind, targets, type Upstream, type WorkerKind } from "../lib/fleet.ts";
 import { interleave } from "../lib/interleave.ts";
 import type { ServedWorker } from "../lib/miniflare.ts";
 import { cpuNs } from "../../local/process-cpu.ts";
@@ -26,7 +27,7 @@ import type { CannedReply } from "../lib/reply-key.ts";
 import { median, pairedRatio, ratioRange } from "../lib/stats.ts";
 
 /** A Worker on a route in one state. */
-export type CpuContender = "pass-through" | "floor" | "ratewall-1" | "ratewall-2" | "ratewall-refused" | "peer-1" | "peer-2";
+export type CpuContender = "pass-through" | "floor" | "ratewall-1" | "ratewall-2" | "ratewall-refused" | "peer-1" | "peer-1-keep-names" | "peer-2";
 
 /** One contender's CPU. */
 export interface CpuRow {
@@ -61,6 +62,11 @@ interface Setup {
   kind: WorkerKind;
   path: string;
   status: number;
+  /**
+   * Built with `keep_names = true`, wrangler's default, where every other Worker has ratewall's
+   * `false`: the peer as a user who keeps wrangler's defaults deploys it.
+   */
+  keepNames?: true;
 }
 
 /**
@@ -75,12 +81,14 @@ const setups: Record<CpuContender, Setup> = {
   floor: { kind: "floor", path: "/", status: 200 },
   "ratewall-1": { kind: "ratewall", path: "/", status: 200 },
   "peer-1": { kind: "peer", path: "/", status: 200 },
+  "peer-1-keep-names": { kind: "peer", path: "/", status: 200, keepNames: true },
   "peer-2": { kind: "peer", path: "/two", status: 200 },
   "ratewall-2": { kind: "ratewall", path: "/two", status: 200 },
 };
 
 const pairs: Array<[CpuContender, CpuContender]> = [
   ["ratewall-1", "peer-1"],
+  ["ratewall-1", "peer-1-keep-names"],
   ["ratewall-2", "peer-2"],
   ["ratewall-refused", "pass-through"],
   ["ratewall-1", "floor"],
@@ -107,8 +115,11 @@ export async function measureCpu(ctx: BenchContext): Promise<Outcome<CpuData>> {
   try {
     for (const contender of contenders) {
       ctx.progress.step(`cpu: starting ${contender} in its harness`);
-      const { kind } = setups[contender];
-      const bundles: Bundles = { ...ctx.bundles, [kind]: await harnessed(ctx.bundles[kind], harness, join(bundlesDir, `cpu-${contender}`)) };
+      const { kind, keepNames } = setups[contender];
+      const bundle = keepNames
+        ? await bundleWorker({ ...targets[kind], name: `${kind}-keep-names`, keepNames }, bundlesDir, ctx.profile.bundler)
+        : ctx.bundles[kind];
+      const bundles: Bundles = { ...ctx.bundles, [kind]: await harnessed(bundle, harness, join(bundlesDir, `cpu-${contender}`)) };
       const replies = JSON.stringify(recorded.get(contender)!.replies);
       const inspectorPort = ctx.cpuProfilesDir ? await freePort() : undefined;
       const worker = await serveKind(kind, bundles, inProcess, ctx.keyPrefix, { bindings: { REST_HOST: restHost, REPLIES: replies }, inspectorPort });
@@ -119,12 +130,11 @@ export async function measureCpu(ctx: BenchContext): Promise<Outcome<CpuData>> {
       const { url, pid } = served.get(contender)!;
       const query = new URLSearchParams({ n: String(amount), path: setups[contender].path, ip: `10.200.${contenders.indexOf(contender)}.1` });
       const before = await cpuNs(pid);
-      const answer = await fetch(`${url}/?${query}`);
-      const text = await answer.text();
+      const answer = await getOnce(`${url}/?${query}`);
       const used = (await cpuNs(pid)) - before;
-      const { statuses = {} } = (answer.ok ? JSON.parse(text) : {}) as { statuses?: Record<string, number> };
+      const { statuses = {} } = (answer.status === 200 ? JSON.parse(answer.text) : {}) as { statuses?: Record<string, number> };
       if (statuses[String(setups[contender].status)] !== amount) {
-        throw new Error(`${contender} answered ${answer.ok ? text : `${answer.status} ${text}`}; expected ${amount} × ${setups[contender].status}`);
+        throw new Error(`${contender} answered ${answer.status} ${answer.text}; expected ${amount} × ${setups[contender].status}`);
       }
       return used / 1000 / amount;
     };
@@ -167,6 +177,25 @@ export async function measureCpu(ctx: BenchContext): Promise<Outcome<CpuData>> {
   } finally {
     for (const worker of served.values()) await worker.dispose();
   }
+}
+
+/**
+ * A GET on a connection of its own. A harness's rounds are seconds apart, and a full run once
+ * failed with `other side closed` on a round: a kept-alive connection, reused as workerd closed
+ * it for idleness, is the likely cause, and one connection per round rules it out.
+ */
+function getOnce(url: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent: false }, (response) => {
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => {
+        text += chunk;
+      });
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, text }));
+      response.on("error", reject);
+    }).on("error", reject);
+  });
 }
 
 /** `worker` inside the harness: both bundles in `dir`, the harness importing the Worker as `./target.js`. */
