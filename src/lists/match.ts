@@ -11,16 +11,24 @@ import { ipv4Mask, ipv6Mask, type ParsedIp, parseIp } from "../keys/ip.ts";
 export interface ListMatcher {
   /** No entries: every lookup is `false` without parsing anything. */
   readonly empty: boolean;
-  /** Holds a country or an AS number: only then does a lookup read `country` and `asn`. */
-  readonly network: boolean;
   /**
    * Whether the client is on the list. `ip` is the raw `CF-Connecting-IP` text, parsed as
    * src/keys/ip.ts parses it (an unparsable or missing address matches no `ip:` entry);
    * `country` is `cf.country` (any case), `asn` is `cf.asn`.
    */
   match(ip: string | undefined, country: string | undefined, asn: number | undefined): boolean;
-  /** {@link ListMatcher.match} with the address already parsed, so that several lists parse it once. */
-  matchParsed(ip: ParsedIp | undefined, country: string | undefined, asn: number | undefined): boolean;
+  /**
+   * {@link ListMatcher.match} with the address already parsed, so that several lists parse it
+   * once. `network.country` and `network.asn` are read only by a list that names a country or an
+   * AS number: on Workers they come from `request.cf`, which costs a decode on first access.
+   */
+  matchParsed(ip: ParsedIp | undefined, network: NetworkFacts): boolean;
+}
+
+/** The client's country and AS number, read only when a list needs them (getters welcome). */
+export interface NetworkFacts {
+  readonly country?: string;
+  readonly asn?: number;
 }
 
 /**
@@ -44,18 +52,23 @@ export function compileList(entries: readonly ListEntry[]): ListMatcher {
   const v4Masks = v4.prefixes().map((prefix) => [prefix, ipv4Mask(prefix)] as const);
   const v6Masks = v6.prefixes().map((prefix) => [prefix, ipv6Mask(prefix)] as const);
 
-  const matchParsed = (ip: ParsedIp | undefined, country: string | undefined, asn: number | undefined): boolean => {
-    if (asn !== undefined && asns.has(asn)) return true;
-    if (country !== undefined && countries.size > 0 && countries.has(country.toUpperCase())) return true;
+  const matchParsed = (ip: ParsedIp | undefined, network: NetworkFacts): boolean => {
+    if (asns.size > 0) {
+      const asn = network.asn;
+      if (asn !== undefined && asns.has(asn)) return true;
+    }
+    if (countries.size > 0) {
+      const country = network.country;
+      if (country !== undefined && countries.has(country.toUpperCase())) return true;
+    }
     if (ip?.family === 4) return v4Masks.some(([prefix, mask]) => v4.has(prefix, (ip.value & mask) >>> 0));
     if (ip?.family === 6) return v6Masks.some(([prefix, mask]) => v6.has(prefix, ip.value & mask));
     return false;
   };
   return {
     empty: entries.length === 0,
-    network: countries.size > 0 || asns.size > 0,
     matchParsed,
-    match: (ip, country, asn) => entries.length > 0 && matchParsed(ip === undefined ? undefined : parseIp(ip), country, asn),
+    match: (ip, country, asn) => entries.length > 0 && matchParsed(ip === undefined ? undefined : parseIp(ip), { country, asn }),
   };
 }
 

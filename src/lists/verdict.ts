@@ -11,7 +11,7 @@
  */
 import type { ListEntry } from "../config/types.ts";
 import { parseIp } from "../keys/ip.ts";
-import { compileList, type ListMatcher } from "./match.ts";
+import { compileList, type ListMatcher, type NetworkFacts } from "./match.ts";
 
 /** One level of lists: a route's own, or the global ones. */
 export interface ListLevel {
@@ -19,11 +19,12 @@ export interface ListLevel {
   deny: ListMatcher;
 }
 
-/** What the request tells about its client: the raw `CF-Connecting-IP`, `cf.country`, `cf.asn`. */
-export interface ListClient {
+/**
+ * What the request tells about its client: the raw `CF-Connecting-IP`, `cf.country`, `cf.asn`.
+ * The last two are read only by lists that name a country or an AS number (./match.ts).
+ */
+export interface ListClient extends NetworkFacts {
   ip?: string;
-  country?: string;
-  asn?: number;
 }
 
 /** The lists' decision; `undefined` leaves it to the rules. */
@@ -50,14 +51,9 @@ export function compileLevel(lists: { allow: readonly ListEntry[]; deny: readonl
 export function listVerdict(levels: readonly ListLevel[], client: ListClient): ListVerdict {
   if (levels.every((level) => level.allow.empty && level.deny.empty)) return undefined;
   const ip = client.ip === undefined ? undefined : parseIp(client.ip);
-  // Country and ASN are read only where a list names one: on Workers they come from `request.cf`,
-  // which costs a decode on first access (the middleware reads them lazily).
-  const network = levels.some(({ allow, deny }) => allow.network || deny.network);
-  const country = network ? client.country : undefined;
-  const asn = network ? client.asn : undefined;
   for (const { allow, deny } of levels) {
-    if (deny.matchParsed(ip, country, asn)) return "deny";
-    if (allow.matchParsed(ip, country, asn)) return "allow";
+    if (deny.matchParsed(ip, client)) return "deny";
+    if (allow.matchParsed(ip, client)) return "allow";
   }
   return undefined;
 }
