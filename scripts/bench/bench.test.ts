@@ -67,6 +67,9 @@ describe("npm run bench at its smallest size", () => {
       expect(row.cpu.shimAndOrigin).toBeGreaterThan(0);
       if (row.contender !== "pass-through") expect(row.cpu.redis).toBeGreaterThan(0);
     }
+    // The floor against the peer, with one rule and two: the bound on any lead over the peer.
+    const bounds = results.sections.throughput.data.ratios.filter((r) => r.worker === "floor").map((r) => `${r.versus} ${r.rules}`);
+    expect(bounds).toEqual(["peer 1", "peer 2"]);
   });
 
   it("Should account for every request of the accuracy test, and admit exactly the limit", () => {
@@ -110,7 +113,9 @@ describe("npm run bench at its smallest size", () => {
     });
     for (const row of rows) expect(row.cpuUs).toBeGreaterThan(0);
     const ratios = results.sections.cpu.data.ratios.map((r) => `${r.contender} / ${r.versus}`);
-    expect(ratios).toEqual(expect.arrayContaining(["ratewall-1 / peer-1", "ratewall-1 / peer-1-keep-names", "ratewall-refused / pass-through"]));
+    expect(ratios).toEqual(
+      expect.arrayContaining(["ratewall-1 / peer-1", "ratewall-1 / peer-1-keep-names", "ratewall-refused / pass-through", "floor / peer-1"]),
+    );
   });
 
   it("Should decide static lists with no Redis call, and dynamic lists and tiers in one, where the peer's tiers take two", () => {

@@ -127,7 +127,7 @@ function throughput(results: BenchResults, image: Image): string[] {
     `Five Workers on one stack, each bundled by ${bundlerText(results)} and served by its own Miniflare instance: ` +
       "(a) **pass-through** (Hono + `hono/proxy`), (b) **floor**: the same plus one `PING` to the REST endpoint per request, the least any Redis-backed limiter can cost, " +
       "(c) **ratewall**, (d) **peer**: a small Hono Worker with `@upstash/ratelimit`, (e) **lean**: the floor with ratewall's fixed-window script sent instead of the `PING` and the two `RateLimit` headers added, and nothing else " +
-      "(`scripts/bench/workers/lean.ts`: no routes, lists, tiers, block cache, events, timeouts or header hygiene), so lean/floor is what ratewall's decision costs by itself and ratewall/lean what its Worker adds around it. " +
+      "(`scripts/bench/workers/lean.ts`: no routes, lists, tiers, block cache, events, timeouts or header hygiene), so lean/floor is what ratewall's decision costs by itself and ratewall/lean what its Worker adds around it; floor/peer is the most any limiter could lead the peer by, since none costs less than the floor. " +
       "`-1` is a route with one rule, `-2` with two (fixed window, limits never reached). " +
       "Load from autocannon (in its own worker thread) at each concurrency, after an unrecorded warm-up, rounds interleaved; req/s and latencies are medians over rounds (latencies from every response's own time, µs resolution), " +
       "and **every ratio is the median of paired per-round ratios** (each round's run of one Worker against the same round's run of the other), shown with the per-round range. *mean* is connections / throughput. " +

@@ -98,6 +98,8 @@ function throughputRows({ sections }: BenchResults): Row[] {
         rules === 1
           ? `; ratewall/lean ${ratio(r("lean")?.rps)} (${range(r("lean")?.rpsRange)}), lean/floor ${ratio(r("floor", "lean")?.rps)} (${range(r("floor", "lean")?.rpsRange)})`
           : "";
+      // The floor over the peer bounds any lead over the peer: no limiter costs less than the floor.
+      const bound = `; floor/peer ${ratio(r("peer", "floor")?.rps)} (${range(r("peer", "floor")?.rpsRange)})`;
       const floor = find("floor", c);
       const pass = find("pass-through", c);
       const cell = (row?: ThroughputRow) => (row ? `${int(row.rps)} req/s, p50 ${num(row.p50)} / p99 ${num(row.p99)} ms` : "–");
@@ -106,7 +108,7 @@ function throughputRows({ sections }: BenchResults): Row[] {
         cell(ours),
         cell(peer),
         ours
-          ? `medians of per-round ratios: req/s ratewall/floor ${ratio(r("floor")?.rps)} (rounds ${range(r("floor")?.rpsRange)}), /peer ${ratio(r("peer")?.rps)} (${range(r("peer")?.rpsRange)}), /pass-through ${ratio(r("pass-through")?.rps)}${lean}; p99 ratewall/floor ${ratio(r("floor")?.p99)}, /peer ${ratio(r("peer")?.p99)}`
+          ? `medians of per-round ratios: req/s ratewall/floor ${ratio(r("floor")?.rps)} (rounds ${range(r("floor")?.rpsRange)}), /peer ${ratio(r("peer")?.rps)} (${range(r("peer")?.rpsRange)}), /pass-through ${ratio(r("pass-through")?.rps)}${lean}${bound}; p99 ratewall/floor ${ratio(r("floor")?.p99)}, /peer ${ratio(r("peer")?.p99)}`
           : "ratewall not measured",
       ]);
     }
@@ -165,7 +167,7 @@ function cpuRows({ sections }: BenchResults): Row[] {
       "CPU per allowed request, one rule (workerd, fetches answered in-process)",
       cell("ratewall-1"),
       cell("peer-1"),
-      `ratewall/peer ${paired("ratewall-1", "peer-1")}, both built with ratewall's keep_names = false; against the peer built with wrangler's default keep_names = true (${cell("peer-1-keep-names")}) ${paired("ratewall-1", "peer-1-keep-names")}; floor ${cell("floor")}, pass-through ${cell("pass-through")}`,
+      `ratewall/peer ${paired("ratewall-1", "peer-1")}, both built with ratewall's keep_names = false; against the peer built with wrangler's default keep_names = true (${cell("peer-1-keep-names")}) ${paired("ratewall-1", "peer-1-keep-names")}; floor ${cell("floor")} (floor/peer ${paired("floor", "peer-1")}, the least any limiter could reach), pass-through ${cell("pass-through")}`,
     ],
     ["CPU per allowed request, two rules", cell("ratewall-2"), cell("peer-2"), `ratewall/peer ${paired("ratewall-2", "peer-2")}`],
     [

@@ -94,6 +94,8 @@ const pairs: Array<[CpuContender, CpuContender]> = [
   ["ratewall-1", "floor"],
   ["ratewall-1", "pass-through"],
   ["floor", "pass-through"],
+  // No limiter costs less than the floor, so this bounds how far below the peer one can get.
+  ["floor", "peer-1"],
 ];
 
 const restHost = "rest.cpu.invalid";

@@ -45,11 +45,13 @@ export interface StackCpu {
 
 /**
  * ratewall over another Worker, same rule count and concurrency; median of per-round ratios. With
- * `worker: "lean"`, the lean Worker over the floor: what ratewall's decision costs by itself.
+ * `worker: "lean"`, the lean Worker over the floor: what ratewall's decision costs by itself. With
+ * `worker: "floor"`, the floor over the peer: the most any limiter could lead the peer by, since
+ * none can cost less than the floor.
  */
 export interface ThroughputRatio {
   /** The Worker measured against `versus`. */
-  worker: "ratewall" | "lean";
+  worker: "ratewall" | "lean" | "floor";
   concurrency: number;
   rules: 1 | 2;
   versus: "floor" | "peer" | "pass-through" | "lean";
@@ -173,6 +175,7 @@ function ratiosAt(concurrency: number, byContender: Partial<Record<Contender, Lo
     compare("ratewall", rules, byContender[`ratewall-${rules}`], rules === 1 ? { ...others, lean: byContender["lean-1"] } : others);
   }
   compare("lean", 1, byContender["lean-1"], { floor: byContender.floor });
+  for (const rules of [1, 2] as const) compare("floor", rules, byContender.floor, { peer: byContender[`peer-${rules}`] });
   return ratios;
 }
 
