@@ -37,7 +37,9 @@ export const profiles: Record<Profile["name"], Profile> = {
     bundler: "wrangler",
     roundTrips: { decisions: 20 },
     throughput: { concurrency: [1, 10, 50], rounds: 5, seconds: 4, warmupRequests: 2000 },
-    cpu: { requests: 6000, rounds: 11, warmupRequests: 3000 },
+    // Rounds of 6,000 requests (under a second) were bimodal, some rounds half again as costly as
+    // others in the same process, and ratios spread 0.55–1.44; see docs/performance.md, entry 14.
+    cpu: { requests: 20_000, rounds: 9, warmupRequests: 10_000 },
     shimVsRedis: { concurrency: [1, 50], rounds: 5, seconds: 2, redisRequests: 40_000, warmupSeconds: 4 },
     accuracy: { requests: 2000, concurrency: 200, limit: 100 },
     edgeBurst: { limit: 10, windowMs: 1000, ratePerSecond: 40, durationMs: 3500 },

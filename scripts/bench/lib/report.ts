@@ -381,7 +381,7 @@ function cpu(results: BenchResults): string[] {
       "Timed: the Worker's own code, plus what every Worker pays alike, a `Request` in and, per fetch, a `Request`, a JSON parse and a map lookup out; the pass-through row is that floor. " +
       "*ratewall-refused* is a client already refused on a 1-per-hour route: answered from the block cache. " +
       "Every Worker is built with ratewall's `keep_names = false`, except *peer-1-keep-names*: the peer built with wrangler's default, `keep_names = true`, as a user who keeps wrangler's defaults deploys it (esbuild then renames functions each time they are created, which costs the peer more than ratewall; docs/performance.md, entry 11). " +
-      "**Method**: workerd's own CPU time, from Linux's `/proc/<pid>/task/*/schedstat` (ns on a CPU, all its threads) read before and after each round (one HTTP request to the harness), divided by the requests of the round. " +
+      "**Method**: workerd's own CPU time, from Linux's `/proc/<pid>/task/*/schedstat` (ns on a CPU, all its threads) read before and after each round (one HTTP request to the harness per 5,000 Worker requests: workerd allows a request 10,000 active timers, and each of ratewall's Redis calls holds one for `REDIS_TIMEOUT_MS`), divided by the requests of the round. " +
       "Rounds interleaved after an unrecorded warm-up, each compared pair back to back within a round; µs are medians over rounds with the lowest and highest round, " +
       "**ratios are medians of paired per-round ratios** with their range.",
     (data) => [
