@@ -1,0 +1,111 @@
+/**
+ * @module `npm run bench:variants -- FILE [--concurrency N] [--rounds N] [--seconds S]`: what a
+ * change to ratewall's source does to the real stack, before it is made. FILE holds variants,
+ * each a list of literal replacements in `src/` (lib/source-variants.ts); every variant is built
+ * from a patched copy, served beside ratewall itself and the lean Worker on one bench stack, and
+ * loaded in interleaved rounds. It prints, per Worker, workerd's CPU per request (from /proc, as
+ * section 2 reads it) and req/s, with each variant's CPU as a median of paired per-round ratios to
+ * ratewall's. This is the instrument behind docs/performance.md, entry 15: a removal that moves
+ * the figure by less than its rounds' range is not where the time goes. Example variants:
+ * scripts/bench/variants.example.json.
+ */
+import { randomBytes } from "node:crypto";
+import { cp, readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { bundleWorker, type WorkerBundle } from "./lib/bundle.ts";
+import { type Bundles, serveKind, targets, type Upstream } from "./lib/fleet.ts";
+import { interleave } from "./lib/interleave.ts";
+import { createLoadPool } from "./lib/load.ts";
+import { int, num, ratio, table } from "./lib/markdown.ts";
+import type { ServedWorker } from "./lib/miniflare.ts";
+import { fromRoot } from "./lib/paths.ts";
+import { applyPatch, parseVariants } from "./lib/source-variants.ts";
+import { startStack } from "./lib/stack.ts";
+import { median, pairedRatio, ratioRange } from "./lib/stats.ts";
+import { cpuNs } from "../local/process-cpu.ts";
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { concurrency: { type: "string", default: "10" }, rounds: { type: "string", default: "10" }, seconds: { type: "string", default: "2" } },
+});
+const file = positionals[0];
+if (file === undefined) throw new Error("usage: npm run bench:variants -- FILE [--concurrency N] [--rounds N] [--seconds S]");
+const concurrency = positiveNumber("--concurrency", values.concurrency, true);
+const rounds = positiveNumber("--rounds", values.rounds, true);
+const seconds = positiveNumber("--seconds", values.seconds, false);
+const spec = parseVariants(JSON.parse(await readFile(file, "utf8")), file);
+
+process.env.WRANGLER_SEND_METRICS = "false";
+// Under node_modules, so that the copies' bare imports (hono) resolve to the project's packages.
+const workDir = fromRoot(`node_modules/.cache/ratewall-variants/${randomBytes(4).toString("hex")}`);
+const load = createLoadPool();
+const served = new Map<string, ServedWorker>();
+try {
+  const bundles = new Map<string, { kind: "ratewall" | "lean"; bundle: WorkerBundle }>();
+  bundles.set("ratewall", { kind: "ratewall", bundle: await bundleWorker(targets.ratewall, join(workDir, "bundles"), "esbuild") });
+  bundles.set("lean", { kind: "lean", bundle: await bundleWorker(targets.lean, join(workDir, "bundles"), "esbuild") });
+  for (const [name, patches] of Object.entries(spec)) {
+    const root = join(workDir, name);
+    await cp(fromRoot("src"), join(root, "src"), { recursive: true });
+    for (const patch of patches) {
+      const path = join(root, "src", patch.file);
+      await writeFile(path, applyPatch(await readFile(path, "utf8"), patch, name));
+    }
+    const entry = `node_modules/.cache/ratewall-variants/${workDir.split("/").pop()}/${name}/src/index.ts`;
+    bundles.set(name, { kind: "ratewall", bundle: await bundleWorker({ name, entry, projectConfig: true }, join(workDir, "bundles"), "esbuild") });
+  }
+  const stack = await startStack();
+  try {
+    const upstream: Upstream = { originUrl: stack.origin.url, restUrl: stack.rest.url, token: stack.rest.token, accuracyLimit: 100 };
+    for (const [name, { kind, bundle }] of bundles) {
+      served.set(name, await serveKind(kind, { [kind]: bundle } as unknown as Bundles, upstream, `v${randomBytes(3).toString("hex")}`));
+    }
+    const names = [...bundles.keys()];
+    const url = (name: string) => `${served.get(name)!.url}/`;
+    for (const name of names) await load.run({ url: url(name), connections: concurrency, amount: 2000, headers: { "cf-connecting-ip": "10.254.0.1" } });
+    const byName = await interleave(names, rounds, async (name, round) => {
+      const pid = served.get(name)!.pid;
+      const before = await cpuNs(pid);
+      const result = await load.run({
+        url: url(name),
+        connections: concurrency,
+        seconds,
+        headers: { "cf-connecting-ip": `10.${names.indexOf(name)}.${round}.1` },
+      });
+      const cpuUs = ((await cpuNs(pid)) - before) / 1000 / result.requests;
+      if ((result.statuses["200"] ?? 0) !== result.requests)
+        throw new Error(`${name} answered ${JSON.stringify(result.statuses)}; every request should be a 200`);
+      return { cpuUs, rps: result.rps };
+    });
+    const cpu = (name: string) => byName[name]!.map((r) => r.cpuUs);
+    const rows = names.map((name) => {
+      const us = cpu(name);
+      const [low, high] = ratioRange(cpu(name), cpu("ratewall"));
+      return [
+        name,
+        num(median(us), 0),
+        `${num(Math.min(...us), 0)}–${num(Math.max(...us), 0)}`,
+        int(median(byName[name]!.map((r) => r.rps))),
+        name === "ratewall" ? "1" : `${ratio(pairedRatio(cpu(name), cpu("ratewall")))} (${num(low)}–${num(high)})`,
+      ];
+    });
+    process.stdout.write(
+      `${table(["Worker", "workerd µs per request", "rounds' range", "req/s", "CPU / ratewall, median of paired rounds (range)"], rows)}\n\n` +
+        `${rounds} interleaved rounds of ${seconds} s at c=${concurrency}, after 2,000 unrecorded requests each; esbuild bundles, analytics bound as in the bench.\n`,
+    );
+  } finally {
+    for (const worker of served.values()) await worker.dispose();
+    await stack.close();
+  }
+} finally {
+  await load.close();
+  await rm(workDir, { recursive: true, force: true });
+}
+
+function positiveNumber(flag: string, value: string, integer: boolean): number {
+  const n = Number(value);
+  if (!(n > 0) || (integer && !Number.isInteger(n)))
+    throw new Error(`${flag} must be a positive ${integer ? "integer" : "number"}, got ${JSON.stringify(value)}`);
+  return n;
+}
