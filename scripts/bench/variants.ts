@@ -7,7 +7,8 @@
  * section 2 reads it) and req/s, with each variant's CPU as a median of paired per-round ratios to
  * ratewall's. This is the instrument behind docs/performance.md, entry 15: a removal that moves
  * the figure by less than its rounds' range is not where the time goes. Example variants:
- * scripts/bench/variants.example.json.
+ * scripts/bench/variants.example.json, whose `control` patches nothing: ratewall again in a
+ * process of its own, so its ratio shows how far two runs of the same code drift apart.
  */
 import { randomBytes } from "node:crypto";
 import { cp, readFile, rm, writeFile } from "node:fs/promises";
