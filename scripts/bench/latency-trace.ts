@@ -43,7 +43,7 @@ const served = new Map<string, ServedWorker>();
 try {
   const bundles = await buildBundles(join(workDir, "bundles"), "esbuild");
   const upstream = { originUrl: stack.origin.url, restUrl: stack.rest.url, token: stack.rest.token, accuracyLimit: 100 };
-  for (const [name, kind] of workers) served.set(name, await serveKind(kind, bundles, upstream, `lat${served.size}`));
+  for (const [name, kind] of workers) served.set(name, await serveKind(kind, bundles[kind], upstream, `lat${served.size}`));
   pinToCpus([...served.values()].map((worker) => worker.pid));
   const send = async (name: string, client: string) => {
     const response = await fetch(`${served.get(name)!.url}/`, { headers: { "cf-connecting-ip": client } });

@@ -15,7 +15,7 @@ import { cp, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { bundleWorker, type WorkerBundle } from "./lib/bundle.ts";
-import { type Bundles, serveKind, targets, type Upstream } from "./lib/fleet.ts";
+import { serveKind, targets, type Upstream } from "./lib/fleet.ts";
 import { interleave } from "./lib/interleave.ts";
 import { createLoadPool } from "./lib/load.ts";
 import { int, num, ratio, table } from "./lib/markdown.ts";
@@ -39,13 +39,15 @@ const spec = parseVariants(JSON.parse(await readFile(file, "utf8")), file);
 
 process.env.WRANGLER_SEND_METRICS = "false";
 // Under node_modules, so that the copies' bare imports (hono) resolve to the project's packages.
-const workDir = fromRoot(`node_modules/.cache/ratewall-variants/${randomBytes(4).toString("hex")}`);
+const workPath = `node_modules/.cache/ratewall-variants/${randomBytes(4).toString("hex")}`;
+const workDir = fromRoot(workPath);
+const bundlesDir = join(workDir, "bundles");
 const load = createLoadPool();
 const served = new Map<string, ServedWorker>();
 try {
   const bundles = new Map<string, { kind: "ratewall" | "lean"; bundle: WorkerBundle }>();
-  bundles.set("ratewall", { kind: "ratewall", bundle: await bundleWorker(targets.ratewall, join(workDir, "bundles"), "esbuild") });
-  bundles.set("lean", { kind: "lean", bundle: await bundleWorker(targets.lean, join(workDir, "bundles"), "esbuild") });
+  bundles.set("ratewall", { kind: "ratewall", bundle: await bundleWorker(targets.ratewall, bundlesDir, "esbuild") });
+  bundles.set("lean", { kind: "lean", bundle: await bundleWorker(targets.lean, bundlesDir, "esbuild") });
   for (const [name, patches] of Object.entries(spec)) {
     const root = join(workDir, name);
     await cp(fromRoot("src"), join(root, "src"), { recursive: true });
@@ -53,14 +55,14 @@ try {
       const path = join(root, "src", patch.file);
       await writeFile(path, applyPatch(await readFile(path, "utf8"), patch, name));
     }
-    const entry = `node_modules/.cache/ratewall-variants/${workDir.split("/").pop()}/${name}/src/index.ts`;
-    bundles.set(name, { kind: "ratewall", bundle: await bundleWorker({ name, entry, projectConfig: true }, join(workDir, "bundles"), "esbuild") });
+    const entry = `${workPath}/${name}/src/index.ts`;
+    bundles.set(name, { kind: "ratewall", bundle: await bundleWorker({ name, entry, projectConfig: true }, bundlesDir, "esbuild") });
   }
   const stack = await startStack();
   try {
     const upstream: Upstream = { originUrl: stack.origin.url, restUrl: stack.rest.url, token: stack.rest.token, accuracyLimit: 100 };
     for (const [name, { kind, bundle }] of bundles) {
-      served.set(name, await serveKind(kind, { [kind]: bundle } as unknown as Bundles, upstream, `v${randomBytes(3).toString("hex")}`));
+      served.set(name, await serveKind(kind, bundle, upstream, `v${randomBytes(3).toString("hex")}`));
     }
     const names = [...bundles.keys()];
     const url = (name: string) => `${served.get(name)!.url}/`;

@@ -75,15 +75,17 @@ export function bindingsFor(kind: WorkerKind, upstream: Upstream, keyPrefix: str
 }
 
 /**
- * Serves one Worker of `kind` on `upstream`, with `extra.bindings` beside its own and its
- * inspector on `extra.inspectorPort` if given.
+ * Serves `bundle` as a Worker of `kind` (its bindings and, for ratewall, its analytics) on
+ * `upstream`, with `extra.bindings` beside its own and its inspector on `extra.inspectorPort` if
+ * given. The bundle is passed on its own so that a variant of a kind (section 10's harness, a
+ * patched copy of src/) is served exactly as the kind is.
  *
  * @example
- * const ratewall = await serveKind("ratewall", bundles, upstream, "bench1");
+ * const ratewall = await serveKind("ratewall", bundles.ratewall, upstream, "bench1");
  */
 export function serveKind(
   kind: WorkerKind,
-  bundles: Bundles,
+  bundle: WorkerBundle,
   upstream: Upstream,
   keyPrefix: string,
   extra: { bindings?: Record<string, string>; inspectorPort?: number } = {},
@@ -91,7 +93,7 @@ export function serveKind(
   // ratewall runs as deployed with analytics on: every decision writes an Analytics Engine data point.
   const analytics = kind === "ratewall" ? { analyticsEngineDatasets: { RATEWALL_ANALYTICS: { dataset: "ratewall_bench" } } } : {};
   const inspector = extra.inspectorPort ? { inspectorPort: extra.inspectorPort } : {};
-  return serveWorker(bundles[kind], { ...bindingsFor(kind, upstream, keyPrefix), ...extra.bindings }, { ...analytics, ...inspector });
+  return serveWorker(bundle, { ...bindingsFor(kind, upstream, keyPrefix), ...extra.bindings }, { ...analytics, ...inspector });
 }
 
 /**

@@ -30,7 +30,7 @@ export function createWorkerPool(bundles: Bundles, upstream: Upstream, keyPrefix
       const id = `${kind}#${instance}@${via?.name ?? "direct"}`;
       let worker = running.get(id);
       if (!worker) {
-        worker = serveKind(kind, bundles, via?.upstream ?? upstream, keyPrefix);
+        worker = serveKind(kind, bundles[kind], via?.upstream ?? upstream, keyPrefix);
         running.set(id, worker);
       }
       return worker;

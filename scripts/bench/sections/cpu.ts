@@ -17,7 +17,7 @@ import { get } from "node:http";
 import { dirname, join } from "node:path";
 import { bundleWorker, type WorkerBundle } from "../lib/bundle.ts";
 import { type BenchContext, measured, type Outcome } from "../lib/context.ts";
-import { type Bundles, serveKind, targets, type Upstream, type WorkerKind } from "../lib/fleet.ts";
+import { serveKind, targets, type Upstream, type WorkerKind } from "../lib/fleet.ts";
 import { interleave } from "../lib/interleave.ts";
 import type { ServedWorker } from "../lib/miniflare.ts";
 import { cpuNs } from "../../local/process-cpu.ts";
@@ -129,10 +129,10 @@ export async function measureCpu(ctx: BenchContext): Promise<Outcome<CpuData>> {
       const bundle = keepNames
         ? await bundleWorker({ ...targets[kind], name: `${kind}-keep-names`, keepNames }, bundlesDir, ctx.profile.bundler)
         : ctx.bundles[kind];
-      const bundles: Bundles = { ...ctx.bundles, [kind]: await harnessed(bundle, harness, join(bundlesDir, `cpu-${contender}`)) };
+      const inHarness = await harnessed(bundle, harness, join(bundlesDir, `cpu-${contender}`));
       const replies = JSON.stringify(recorded.get(contender)!.replies);
       const inspectorPort = ctx.cpuProfilesDir ? await freePort() : undefined;
-      const worker = await serveKind(kind, bundles, inProcess, ctx.keyPrefix, { bindings: { REST_HOST: restHost, REPLIES: replies }, inspectorPort });
+      const worker = await serveKind(kind, inHarness, inProcess, ctx.keyPrefix, { bindings: { REST_HOST: restHost, REPLIES: replies }, inspectorPort });
       served.set(contender, { ...worker, inspectorPort });
     }
     const { requests, rounds, warmupRequests } = ctx.profile.cpu;
@@ -233,7 +233,7 @@ async function recordReplies(ctx: BenchContext, contenders: CpuContender[]) {
     for (const contender of contenders) {
       ctx.progress.step(`cpu: recording ${contender}'s REST replies`);
       const { kind, path, status } = setups[contender];
-      if (!workers.has(kind)) workers.set(kind, await serveKind(kind, ctx.bundles, { ...ctx.upstream, restUrl: relay.url }, ctx.keyPrefix));
+      if (!workers.has(kind)) workers.set(kind, await serveKind(kind, ctx.bundles[kind], { ...ctx.upstream, restUrl: relay.url }, ctx.keyPrefix));
       relay.reset();
       const client = { "cf-connecting-ip": `10.201.${contenders.indexOf(contender)}.1` };
       const send = async () => {
