@@ -1,10 +1,14 @@
 /**
- * @module `npm run bench:latency [-- --requests N]`: where one request's latency goes, hop by hop,
+ * @module `npm run bench:latency [-- --requests N] [--variants FILE]`: where one request's latency goes, hop by hop,
  * for the floor, lean, ratewall and the peer (one rule each). Needs `tcpdump` (Debian package
  * tcpdump) and the right to capture on `lo` (root). It serves the Workers on the bench's stack,
  * ratewall twice (the second process is the control: what separates two runs of the same code),
  * sends N requests to each, one at a time and the Workers in turn, after a warm-up, while tcpdump
  * records loopback; then it prints each segment's median (lib/latency-segments.ts).
+ *
+ * With `--variants FILE` (a variants file, as `npm run bench:variants` reads: lib/source-variants.ts)
+ * each variant, a patched copy of `src/`, is served too, between the peer and the control, and
+ * compared with ratewall: what a change would do to each hop before it is made.
  *
  * Medians of sequential requests are steady where throughput on a shared machine is not, so this
  * is the instrument for a change of tens of µs. Where `taskset` is there and the machine has two
@@ -22,28 +26,32 @@ import { buildBundles, serveKind, type WorkerKind } from "./lib/fleet.ts";
 import { type Packet, medianSegments, parsePacket, SEGMENTS, timelines } from "./lib/latency-segments.ts";
 import { num, table } from "./lib/markdown.ts";
 import type { ServedWorker } from "./lib/miniflare.ts";
+import { buildVariantBundles } from "./lib/variant-bundles.ts";
 import { startStack } from "./lib/stack.ts";
 
-const { values } = parseArgs({ options: { requests: { type: "string", default: "3000" } } });
+const { values } = parseArgs({ options: { requests: { type: "string", default: "3000" }, variants: { type: "string" } } });
 const requests = Number(values.requests);
 if (!Number.isInteger(requests) || requests < 1) throw new Error(`--requests must be a positive integer, got ${JSON.stringify(values.requests)}`);
+process.env.WRANGLER_SEND_METRICS = "false";
+const variants = values.variants === undefined ? undefined : await buildVariantBundles(values.variants);
+const variantNames = [...(variants?.bundles.keys() ?? [])];
+
 /** Each Worker by its column; `ratewall again` is a second process of the same code: the noise between two processes. */
 const workers: Array<[string, WorkerKind]> = [
   ["floor", "floor"],
   ["lean", "lean"],
   ["ratewall", "ratewall"],
   ["peer", "peer"],
+  ...variantNames.map((name): [string, WorkerKind] => [name, "ratewall"]),
   ["ratewall again", "ratewall"],
 ];
-
-process.env.WRANGLER_SEND_METRICS = "false";
 const workDir = await mkdtemp(join(tmpdir(), "ratewall-latency-"));
 const stack = await startStack();
 const served = new Map<string, ServedWorker>();
 try {
   const bundles = await buildBundles(join(workDir, "bundles"), "esbuild");
   const upstream = { originUrl: stack.origin.url, restUrl: stack.rest.url, token: stack.rest.token, accuracyLimit: 100 };
-  for (const [name, kind] of workers) served.set(name, await serveKind(kind, bundles[kind], upstream, `lat${served.size}`));
+  for (const [name, kind] of workers) served.set(name, await serveKind(kind, variants?.bundles.get(name) ?? bundles[kind], upstream, `lat${served.size}`));
   pinToCpus([...served.values()].map((worker) => worker.pid));
   const send = async (name: string, client: string) => {
     const response = await fetch(`${served.get(name)!.url}/`, { headers: { "cf-connecting-ip": client } });
@@ -82,6 +90,7 @@ try {
     ["ratewall", "floor"],
     ["peer", "floor"],
     ["ratewall", "lean"],
+    ...variantNames.map((name): [string, string] => [name, "ratewall"]),
     ["ratewall again", "ratewall"],
   ];
   process.stdout.write(
@@ -94,6 +103,7 @@ try {
   for (const worker of served.values()) await worker.dispose();
   await stack.close();
   await rm(workDir, { recursive: true, force: true });
+  await variants?.remove();
 }
 
 /** Starts tcpdump on loopback and resolves once it captures; `stop()` resolves with every data packet. */

@@ -11,7 +11,8 @@
  * process of its own, so its ratio shows how far two runs of the same code drift apart.
  */
 import { randomBytes } from "node:crypto";
-import { cp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { bundleWorker, type WorkerBundle } from "./lib/bundle.ts";
@@ -20,10 +21,9 @@ import { interleave } from "./lib/interleave.ts";
 import { createLoadPool } from "./lib/load.ts";
 import { int, num, ratio, table } from "./lib/markdown.ts";
 import type { ServedWorker } from "./lib/miniflare.ts";
-import { fromRoot } from "./lib/paths.ts";
-import { applyPatch, parseVariants } from "./lib/source-variants.ts";
 import { startStack } from "./lib/stack.ts";
 import { median, pairedRatio, ratioRange } from "./lib/stats.ts";
+import { buildVariantBundles } from "./lib/variant-bundles.ts";
 import { cpuNs } from "../local/process-cpu.ts";
 
 const { values, positionals } = parseArgs({
@@ -35,29 +35,17 @@ if (file === undefined) throw new Error("usage: npm run bench:variants -- FILE [
 const concurrency = positiveNumber("--concurrency", values.concurrency, true);
 const rounds = positiveNumber("--rounds", values.rounds, true);
 const seconds = positiveNumber("--seconds", values.seconds, false);
-const spec = parseVariants(JSON.parse(await readFile(file, "utf8")), file);
 
 process.env.WRANGLER_SEND_METRICS = "false";
-// Under node_modules, so that the copies' bare imports (hono) resolve to the project's packages.
-const workPath = `node_modules/.cache/ratewall-variants/${randomBytes(4).toString("hex")}`;
-const workDir = fromRoot(workPath);
-const bundlesDir = join(workDir, "bundles");
+const variants = await buildVariantBundles(file);
+const bundlesDir = await mkdtemp(join(tmpdir(), "ratewall-variants-"));
 const load = createLoadPool();
 const served = new Map<string, ServedWorker>();
 try {
   const bundles = new Map<string, { kind: "ratewall" | "lean"; bundle: WorkerBundle }>();
   bundles.set("ratewall", { kind: "ratewall", bundle: await bundleWorker(targets.ratewall, bundlesDir, "esbuild") });
   bundles.set("lean", { kind: "lean", bundle: await bundleWorker(targets.lean, bundlesDir, "esbuild") });
-  for (const [name, patches] of Object.entries(spec)) {
-    const root = join(workDir, name);
-    await cp(fromRoot("src"), join(root, "src"), { recursive: true });
-    for (const patch of patches) {
-      const path = join(root, "src", patch.file);
-      await writeFile(path, applyPatch(await readFile(path, "utf8"), patch, name));
-    }
-    const entry = `${workPath}/${name}/src/index.ts`;
-    bundles.set(name, { kind: "ratewall", bundle: await bundleWorker({ name, entry, projectConfig: true }, bundlesDir, "esbuild") });
-  }
+  for (const [name, bundle] of variants.bundles) bundles.set(name, { kind: "ratewall", bundle });
   const stack = await startStack();
   try {
     const upstream: Upstream = { originUrl: stack.origin.url, restUrl: stack.rest.url, token: stack.rest.token, accuracyLimit: 100 };
@@ -103,7 +91,8 @@ try {
   }
 } finally {
   await load.close();
-  await rm(workDir, { recursive: true, force: true });
+  await variants.remove();
+  await rm(bundlesDir, { recursive: true, force: true });
 }
 
 function positiveNumber(flag: string, value: string, integer: boolean): number {

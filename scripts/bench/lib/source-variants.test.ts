@@ -26,6 +26,7 @@ describe("variants of ratewall's source", () => {
 
   it("Should reject variant names the tool uses, paths that leave src/, and empty replacements, naming the file", () => {
     expect(() => parseVariants({ lean: [] }, "v.json")).toThrow('v.json: variant name "lean" must be');
+    expect(() => parseVariants({ peer: [] }, "v.json")).toThrow('v.json: variant name "peer" must be');
     expect(() => parseVariants({ up: [{ file: "../package.json", replace: "a", with: "b" }] }, "v.json")).toThrow("v.json: up[0] must be");
     expect(() => parseVariants({ empty: [{ file: "app.ts", replace: "", with: "b" }] }, "v.json")).toThrow("v.json: empty[0] must be");
     expect(() => parseVariants([], "v.json")).toThrow("v.json: expected an object of variants");

@@ -1,7 +1,7 @@
 /**
- * @module Variants of ratewall's source for an experiment (`npm run bench:variants`): each variant
- * is a list of literal replacements in files under `src/`, applied to a copy. Pure: the caller
- * reads and writes the files.
+ * @module Variants of ratewall's source for an experiment (`npm run bench:variants`, `npm run
+ * bench:latency -- --variants`): each variant is a list of literal replacements in files under
+ * `src/`, applied to a copy. Pure: the caller reads and writes the files (lib/variant-bundles.ts).
  */
 
 /** One replacement: `replace` must occur exactly once in `src/<file>`. */
@@ -14,8 +14,8 @@ export interface SourcePatch {
 /** Variants by name, e.g. `{ "no-cf": [{ file, replace, with }] }`. */
 export type VariantSpec = Record<string, SourcePatch[]>;
 
-/** Names the tool gives its own contenders; a variant may not take them. */
-const RESERVED = new Set(["ratewall", "lean"]);
+/** Names the tools give their own contenders (bench:variants, bench:latency); a variant may not take them. */
+const RESERVED = ["ratewall", "lean", "floor", "peer"];
 
 /**
  * Checks a parsed variants file and returns it typed; `where` (the file's path) starts every error.
@@ -30,8 +30,8 @@ export function parseVariants(value: unknown, where: string): VariantSpec {
   const entries = Object.entries(value);
   if (entries.length === 0) throw new Error(`${where}: no variants`);
   for (const [name, patches] of entries) {
-    if (!/^[a-z0-9][a-z0-9-]*$/.test(name) || RESERVED.has(name)) {
-      throw new Error(`${where}: variant name ${JSON.stringify(name)} must be lowercase letters, digits and dashes, and not ratewall or lean`);
+    if (!/^[a-z0-9][a-z0-9-]*$/.test(name) || RESERVED.includes(name)) {
+      throw new Error(`${where}: variant name ${JSON.stringify(name)} must be lowercase letters, digits and dashes, and none of ${RESERVED.join(", ")}`);
     }
     if (!Array.isArray(patches)) throw new Error(`${where}: variant ${name} must be an array of patches`);
     for (const [i, patch] of patches.entries()) {
