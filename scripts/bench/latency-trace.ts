@@ -1,17 +1,19 @@
 /**
- * @module `npm run bench:latency [-- --requests N] [--variants FILE]`: where one request's latency goes, hop by hop,
- * for the floor, lean, ratewall and the peer (one rule each). Needs `tcpdump` (Debian package
- * tcpdump) and the right to capture on `lo` (root). It serves the Workers on the bench's stack,
- * ratewall twice (the second process is the control: what separates two runs of the same code),
- * sends N requests to each, one at a time and the Workers in turn, after a warm-up, while tcpdump
- * records loopback; then it prints each segment's median (lib/latency-segments.ts).
+ * @module `npm run bench:latency [-- --requests N] [--variants FILE]`: where one request's latency
+ * goes, hop by hop, for the floor, lean, ratewall and the peer (one rule each). Needs `tcpdump`
+ * (Debian package tcpdump) and the right to capture on `lo` (root). It serves the Workers on the
+ * bench's stack, ratewall twice (the second process is the control: what separates two runs of
+ * the same code), sends N requests to each, one at a time and the Workers in turn, after a
+ * warm-up, while tcpdump records loopback; then it prints each segment's median
+ * (lib/latency-segments.ts).
  *
  * With `--variants FILE` (a variants file, as `npm run bench:variants` reads: lib/source-variants.ts)
  * each variant, a patched copy of `src/`, is served too, between the peer and the control, and
  * compared with ratewall: what a change would do to each hop before it is made.
  *
- * Medians of sequential requests are steady where throughput on a shared machine is not, so this
- * is the instrument for a change of tens of µs. Where `taskset` is there and the machine has two
+ * Medians of sequential requests are steadier than throughput on a shared machine, so this is the
+ * instrument for a change of tens of µs that repeats across runs (beside busy neighbours the two
+ * ratewall processes have differed by up to 95 µs over a whole request). Where `taskset` is there and the machine has two
  * CPUs or more, every workerd goes to CPU 1 and Redis and this process (shim, origin, client) to
  * CPU 0, so that no Worker is luckier than another in where the scheduler puts it.
  */
@@ -46,7 +48,10 @@ const workers: Array<[string, WorkerKind]> = [
   ["ratewall again", "ratewall"],
 ];
 const workDir = await mkdtemp(join(tmpdir(), "ratewall-latency-"));
-const stack = await startStack();
+const stack = await startStack().catch(async (error: unknown) => {
+  await variants?.remove();
+  throw error;
+});
 const served = new Map<string, ServedWorker>();
 try {
   const bundles = await buildBundles(join(workDir, "bundles"), "esbuild");
