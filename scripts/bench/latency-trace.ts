@@ -13,9 +13,10 @@
  *
  * Medians of sequential requests are steadier than throughput on a shared machine, so this is the
  * instrument for a change of tens of µs that repeats across runs (beside busy neighbours the two
- * ratewall processes have differed by up to 95 µs over a whole request). Where `taskset` is there and the machine has two
- * CPUs or more, every workerd goes to CPU 1 and Redis and this process (shim, origin, client) to
- * CPU 0, so that no Worker is luckier than another in where the scheduler puts it.
+ * ratewall processes have differed by up to 95 µs over a whole request). Where `taskset` is there
+ * and the machine has two CPUs or more, every workerd goes to CPU 1 and Redis and this process
+ * (shim, origin, client) to CPU 0, so that no Worker is luckier than another in where the
+ * scheduler puts it.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -25,15 +26,15 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { buildBundles, serveKind, type WorkerKind } from "./lib/fleet.ts";
+import { positiveNumber } from "./lib/flags.ts";
 import { type Packet, medianSegments, parsePacket, SEGMENTS, timelines } from "./lib/latency-segments.ts";
 import { num, table } from "./lib/markdown.ts";
 import type { ServedWorker } from "./lib/miniflare.ts";
 import { buildVariantBundles } from "./lib/variant-bundles.ts";
-import { startStack } from "./lib/stack.ts";
+import { type Stack, startStack } from "./lib/stack.ts";
 
 const { values } = parseArgs({ options: { requests: { type: "string", default: "3000" }, variants: { type: "string" } } });
-const requests = Number(values.requests);
-if (!Number.isInteger(requests) || requests < 1) throw new Error(`--requests must be a positive integer, got ${JSON.stringify(values.requests)}`);
+const requests = positiveNumber("--requests", values.requests, true);
 process.env.WRANGLER_SEND_METRICS = "false";
 const variants = values.variants === undefined ? undefined : await buildVariantBundles(values.variants);
 const variantNames = [...(variants?.bundles.keys() ?? [])];
@@ -48,16 +49,17 @@ const workers: Array<[string, WorkerKind]> = [
   ["ratewall again", "ratewall"],
 ];
 const workDir = await mkdtemp(join(tmpdir(), "ratewall-latency-"));
-const stack = await startStack().catch(async (error: unknown) => {
-  await variants?.remove();
-  throw error;
-});
 const served = new Map<string, ServedWorker>();
+let stack: Stack | undefined;
 try {
+  stack = await startStack();
   const bundles = await buildBundles(join(workDir, "bundles"), "esbuild");
   const upstream = { originUrl: stack.origin.url, restUrl: stack.rest.url, token: stack.rest.token, accuracyLimit: 100 };
   for (const [name, kind] of workers) served.set(name, await serveKind(kind, variants?.bundles.get(name) ?? bundles[kind], upstream, `lat${served.size}`));
-  pinToCpus([...served.values()].map((worker) => worker.pid));
+  pinToCpus(
+    [...served.values()].map((worker) => worker.pid),
+    [stack.redis.pid, process.pid],
+  );
   const send = async (name: string, client: string) => {
     const response = await fetch(`${served.get(name)!.url}/`, { headers: { "cf-connecting-ip": client } });
     await response.arrayBuffer();
@@ -106,7 +108,7 @@ try {
   );
 } finally {
   for (const worker of served.values()) await worker.dispose();
-  await stack.close();
+  await stack?.close();
   await rm(workDir, { recursive: true, force: true });
   await variants?.remove();
 }
@@ -142,11 +144,11 @@ async function startCapture(filter: string): Promise<{ stop(): Promise<Packet[]>
 }
 
 /** workerd on CPU 1, the rest of the stack on CPU 0; nothing where taskset or a second CPU is missing. */
-function pinToCpus(workerdPids: number[]): void {
+function pinToCpus(workerdPids: number[], restPids: number[]): void {
   if (availableParallelism() < 2) return;
   try {
     for (const pid of workerdPids) execFileSync("taskset", ["-a", "-cp", "1", String(pid)], { stdio: "ignore" });
-    for (const pid of [stack.redis.pid, process.pid]) execFileSync("taskset", ["-a", "-cp", "0", String(pid)], { stdio: "ignore" });
+    for (const pid of restPids) execFileSync("taskset", ["-a", "-cp", "0", String(pid)], { stdio: "ignore" });
   } catch {
     process.stderr.write("latency: taskset failed; the processes stay where the scheduler puts them\n");
   }

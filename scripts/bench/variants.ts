@@ -18,6 +18,7 @@ import { parseArgs } from "node:util";
 import { bundleWorker, type WorkerBundle } from "./lib/bundle.ts";
 import { serveKind, targets, type Upstream } from "./lib/fleet.ts";
 import { interleave } from "./lib/interleave.ts";
+import { positiveNumber } from "./lib/flags.ts";
 import { createLoadPool } from "./lib/load.ts";
 import { int, num, ratio, table } from "./lib/markdown.ts";
 import type { ServedWorker } from "./lib/miniflare.ts";
@@ -72,13 +73,13 @@ try {
     const cpu = (name: string) => byName[name]!.map((r) => r.cpuUs);
     const rows = names.map((name) => {
       const us = cpu(name);
-      const [low, high] = ratioRange(cpu(name), cpu("ratewall"));
+      const [low, high] = ratioRange(us, cpu("ratewall"));
       return [
         name,
         num(median(us), 0),
         `${num(Math.min(...us), 0)}–${num(Math.max(...us), 0)}`,
         int(median(byName[name]!.map((r) => r.rps))),
-        name === "ratewall" ? "1" : `${ratio(pairedRatio(cpu(name), cpu("ratewall")))} (${num(low)}–${num(high)})`,
+        name === "ratewall" ? "1" : `${ratio(pairedRatio(us, cpu("ratewall")))} (${num(low)}–${num(high)})`,
       ];
     });
     process.stdout.write(
@@ -93,11 +94,4 @@ try {
   await load.close();
   await variants.remove();
   await rm(bundlesDir, { recursive: true, force: true });
-}
-
-function positiveNumber(flag: string, value: string, integer: boolean): number {
-  const n = Number(value);
-  if (!(n > 0) || (integer && !Number.isInteger(n)))
-    throw new Error(`${flag} must be a positive ${integer ? "integer" : "number"}, got ${JSON.stringify(value)}`);
-  return n;
 }
