@@ -70,6 +70,9 @@ describe("npm run bench at its smallest size", () => {
     // The floor against the peer, with one rule and two: the bound on any lead over the peer.
     const bounds = results.sections.throughput.data.ratios.filter((r) => r.worker === "floor").map((r) => `${r.versus} ${r.rules}`);
     expect(bounds).toEqual(["peer 1", "peer 2"]);
+    // lean against the floor and the peer: the decision's own cost, and the bound on any Worker making it.
+    const lean = results.sections.throughput.data.ratios.filter((r) => r.worker === "lean").map((r) => r.versus);
+    expect(lean).toEqual(["floor", "peer"]);
   });
 
   it("Should account for every request of the accuracy test, and admit exactly the limit", () => {
@@ -104,6 +107,7 @@ describe("npm run bench at its smallest size", () => {
     expect(Object.fromEntries(rows.map((row) => [row.contender, [row.restCalls, row.status]]))).toEqual({
       "pass-through": [0, 200],
       floor: [1, 200],
+      "lean-1": [1, 200],
       "ratewall-1": [1, 200],
       "ratewall-2": [1, 200],
       "ratewall-refused": [0, 429],
@@ -114,7 +118,14 @@ describe("npm run bench at its smallest size", () => {
     for (const row of rows) expect(row.cpuUs).toBeGreaterThan(0);
     const ratios = results.sections.cpu.data.ratios.map((r) => `${r.contender} / ${r.versus}`);
     expect(ratios).toEqual(
-      expect.arrayContaining(["ratewall-1 / peer-1", "ratewall-1 / peer-1-keep-names", "ratewall-refused / pass-through", "floor / peer-1"]),
+      expect.arrayContaining([
+        "ratewall-1 / peer-1",
+        "ratewall-1 / peer-1-keep-names",
+        "ratewall-refused / pass-through",
+        "floor / peer-1",
+        "lean-1 / peer-1",
+        "ratewall-1 / lean-1",
+      ]),
     );
   });
 

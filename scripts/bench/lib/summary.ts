@@ -93,10 +93,11 @@ function throughputRows({ sections }: BenchResults): Row[] {
       const peer = find(`peer-${rules}`, c);
       const r = (versus: string, worker = "ratewall") =>
         ratios.find((x) => x.worker === worker && x.concurrency === c && x.rules === rules && x.versus === versus);
-      // With one rule, the lean Worker splits ratewall's gap to the floor: the decision itself, and ratewall's code around it.
+      // With one rule, the lean Worker splits ratewall's gap to the floor: the decision itself, and
+      // ratewall's code around it; lean/peer is the most any Worker making that decision could reach.
       const lean =
         rules === 1
-          ? `; ratewall/lean ${ratio(r("lean")?.rps)} (${range(r("lean")?.rpsRange)}), lean/floor ${ratio(r("floor", "lean")?.rps)} (${range(r("floor", "lean")?.rpsRange)})`
+          ? `; ratewall/lean ${ratio(r("lean")?.rps)} (${range(r("lean")?.rpsRange)}), lean/floor ${ratio(r("floor", "lean")?.rps)} (${range(r("floor", "lean")?.rpsRange)}), lean/peer ${ratio(r("peer", "lean")?.rps)} (${range(r("peer", "lean")?.rpsRange)})`
           : "";
       // The floor over the peer bounds any lead over the peer: no limiter costs less than the floor.
       const bound = `; floor/peer ${ratio(r("peer", "floor")?.rps)} (${range(r("peer", "floor")?.rpsRange)})`;
@@ -167,7 +168,8 @@ function cpuRows({ sections }: BenchResults): Row[] {
       "CPU per allowed request, one rule (workerd, fetches answered in-process)",
       cell("ratewall-1"),
       cell("peer-1"),
-      `ratewall/peer ${paired("ratewall-1", "peer-1")}, both built with ratewall's keep_names = false; against the peer built with wrangler's default keep_names = true (${cell("peer-1-keep-names")}) ${paired("ratewall-1", "peer-1-keep-names")}; floor ${cell("floor")} (floor/peer ${paired("floor", "peer-1")}, the least any limiter could reach), pass-through ${cell("pass-through")}`,
+      `ratewall/peer ${paired("ratewall-1", "peer-1")}, both built with ratewall's keep_names = false; against the peer built with wrangler's default keep_names = true (${cell("peer-1-keep-names")}) ${paired("ratewall-1", "peer-1-keep-names")}; floor ${cell("floor")} (floor/peer ${paired("floor", "peer-1")}, the least any limiter could reach), ` +
+        `lean ${cell("lean-1")} (ratewall's script and headers alone: lean/peer ${paired("lean-1", "peer-1")}, the least a Worker making ratewall's decision could reach; lean/floor ${paired("lean-1", "floor")}, ratewall/lean ${paired("ratewall-1", "lean-1")}), pass-through ${cell("pass-through")}`,
     ],
     ["CPU per allowed request, two rules", cell("ratewall-2"), cell("peer-2"), `ratewall/peer ${paired("ratewall-2", "peer-2")}`],
     [

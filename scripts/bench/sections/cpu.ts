@@ -28,7 +28,7 @@ import type { CannedReply } from "../lib/reply-key.ts";
 import { median, pairedRatio, ratioRange } from "../lib/stats.ts";
 
 /** A Worker on a route in one state. */
-export type CpuContender = "pass-through" | "floor" | "ratewall-1" | "ratewall-2" | "ratewall-refused" | "peer-1" | "peer-1-keep-names" | "peer-2";
+export type CpuContender = "pass-through" | "floor" | "lean-1" | "ratewall-1" | "ratewall-2" | "ratewall-refused" | "peer-1" | "peer-1-keep-names" | "peer-2";
 
 /** One contender's CPU. */
 export interface CpuRow {
@@ -80,6 +80,7 @@ const setups: Record<CpuContender, Setup> = {
   // A 1-per-hour route: the first request spends the quota, every later one is refused.
   "ratewall-refused": { kind: "ratewall", path: "/rt/fixed-window/refuse/cpu", status: 429 },
   floor: { kind: "floor", path: "/", status: 200 },
+  "lean-1": { kind: "lean", path: "/", status: 200 },
   "ratewall-1": { kind: "ratewall", path: "/", status: 200 },
   "peer-1": { kind: "peer", path: "/", status: 200 },
   "peer-1-keep-names": { kind: "peer", path: "/", status: 200, keepNames: true },
@@ -97,6 +98,11 @@ const pairs: Array<[CpuContender, CpuContender]> = [
   ["floor", "pass-through"],
   // No limiter costs less than the floor, so this bounds how far below the peer one can get.
   ["floor", "peer-1"],
+  // Split ratewall's cost over the floor, as section 2 splits its throughput: ratewall's decision
+  // alone (lean: its script and its two headers, nothing else), and ratewall's code around it.
+  ["lean-1", "floor"],
+  ["ratewall-1", "lean-1"],
+  ["lean-1", "peer-1"],
 ];
 
 const restHost = "rest.cpu.invalid";

@@ -45,7 +45,8 @@ export interface StackCpu {
 
 /**
  * ratewall over another Worker, same rule count and concurrency; median of per-round ratios. With
- * `worker: "lean"`, the lean Worker over the floor: what ratewall's decision costs by itself. With
+ * `worker: "lean"`, the lean Worker over the floor (what ratewall's decision costs by itself) and
+ * over the peer (the most a Worker making ratewall's decision could lead the peer by). With
  * `worker: "floor"`, the floor over the peer: the most any limiter could lead the peer by, since
  * none can cost less than the floor.
  */
@@ -174,7 +175,8 @@ function ratiosAt(concurrency: number, byContender: Partial<Record<Contender, Lo
     const others = { floor: byContender.floor, "pass-through": byContender["pass-through"], peer: byContender[`peer-${rules}`] };
     compare("ratewall", rules, byContender[`ratewall-${rules}`], rules === 1 ? { ...others, lean: byContender["lean-1"] } : others);
   }
-  compare("lean", 1, byContender["lean-1"], { floor: byContender.floor });
+  // Over the peer too: no Worker that makes ratewall's decision can lead the peer by more than lean does.
+  compare("lean", 1, byContender["lean-1"], { floor: byContender.floor, peer: byContender["peer-1"] });
   for (const rules of [1, 2] as const) compare("floor", rules, byContender.floor, { peer: byContender[`peer-${rules}`] });
   return ratios;
 }
