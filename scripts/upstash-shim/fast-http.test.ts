@@ -160,6 +160,23 @@ describe("the shim's own HTTP reader", () => {
     expect(text).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
   });
 
+  it("Should answer 408 and close a handed-over connection whose client stalls mid-request", async () => {
+    const slow = await startShim({ redisUrl: inject("redisUrl"), token: TOKEN, port: 0, requestTimeoutMs: 300 });
+    try {
+      const { hostname, port } = new URL(slow.url);
+      const text = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), hostname, () => socket.write(`${post("/", "", ["Transfer-Encoding: chunked"])}8\r\n["PI`));
+        let read = "";
+        socket.on("data", (chunk) => (read += chunk.toString("utf8")));
+        socket.on("close", () => resolve(read));
+        socket.on("error", reject);
+      });
+      expect(text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it("Should send the length, the date and the keep-alive time, and close after Connection: close", async () => {
     const text = await exchange(post("/", '["PING"]', CLOSE));
     const head = text.slice(0, text.indexOf("\r\n\r\n"));

@@ -31,6 +31,13 @@ export interface ShimOptions {
   host?: string;
   /** @default 10 MB, Upstash's limit on the free plan (§3) */
   maxBodyBytes?: number;
+  /**
+   * On the connections the shim's reader hands to node:http (chunked bodies, SSE, HTTP/1.0, …):
+   * a request whose head and body have not all arrived within this long is answered 408 and its
+   * connection closed (node:http's `requestTimeout`; its head, within the lesser of this and 60 s).
+   * @default 300_000 (node:http's)
+   */
+  requestTimeoutMs?: number;
 }
 
 /** A running shim. */
@@ -56,14 +63,26 @@ export interface Shim {
  */
 export async function startShim(options: ShimOptions): Promise<Shim> {
   if (!options.token) throw new Error("startShim: a non-empty token is required");
-  const { port = 0, host = "127.0.0.1", maxBodyBytes = MAX_REQUEST_BYTES } = options;
+  const { port = 0, host = "127.0.0.1", maxBodyBytes = MAX_REQUEST_BYTES, requestTimeoutMs = 300_000 } = options;
   const redis = connectRedis(options.redisUrl, { cluster: options.cluster });
   const stats = createStats();
   const faults: ShimFaults = {};
   const clearFaults = () => Object.assign(faults, { delayMs: undefined, status: undefined });
   const handler = createShimHandler({ token: options.token, executor: createExecutor(redis), maxBodyBytes, stats, faults });
-  // node:http takes only the connections the shim's own reader hands over (fast-http.ts); it never listens.
-  const fallback = createHttpServer({ keepAliveTimeout: KEEP_ALIVE_MS }, createShimListener(handler, redis.subscriber, maxBodyBytes));
+  // node:http takes only the connections the shim's own reader hands over (fast-http.ts); it never
+  // listens. It starts checking its connections' head and request timeouts on 'listening'
+  // (lib/_http_server.js, setupConnectionsTracking), so without that event a handed-over
+  // connection whose client stalls mid-request would stay open for good.
+  const fallback = createHttpServer(
+    {
+      keepAliveTimeout: KEEP_ALIVE_MS,
+      requestTimeout: requestTimeoutMs,
+      headersTimeout: Math.min(60_000, requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(30_000, Math.max(50, requestTimeoutMs / 4)),
+    },
+    createShimListener(handler, redis.subscriber, maxBodyBytes),
+  );
+  fallback.emit("listening");
   const sockets = new Set<Socket>();
   // Half-open, as node:http's own server: a client may finish sending and still read its answers.
   const server = createServer({ allowHalfOpen: true }, (socket) => {
@@ -94,6 +113,7 @@ export async function startShim(options: ShimOptions): Promise<Shim> {
         server.close(() => resolve());
         for (const socket of sockets) socket.destroy();
         fallback.closeAllConnections();
+        fallback.close(); // Stops the checks started by 'listening' (above); it never listened.
       }).then(() => redis.close())),
   };
 }

@@ -30,6 +30,8 @@ export function createShimListener(handler: ShimHandler, subscriber: SubscriberF
       const body = await readBody(req, maxBodyBytes);
       return send(res, await handler.run(outcome, body));
     } catch (error) {
+      // The client went away mid-body, or node:http timed it out with a 408: no one to answer.
+      if (req.socket.destroyed) return;
       const answer = handler.failure(error);
       return error instanceof RequestError ? refuse(req, res, answer) : send(res, answer);
     }
