@@ -48,10 +48,11 @@ const workers: Array<[string, WorkerKind]> = [
   ...variantNames.map((name): [string, WorkerKind] => [name, "ratewall"]),
   ["ratewall again", "ratewall"],
 ];
-const workDir = await mkdtemp(join(tmpdir(), "ratewall-latency-"));
 const served = new Map<string, ServedWorker>();
+let workDir: string | undefined;
 let stack: Stack | undefined;
 try {
+  workDir = await mkdtemp(join(tmpdir(), "ratewall-latency-"));
   stack = await startStack();
   const bundles = await buildBundles(join(workDir, "bundles"), "esbuild");
   const upstream = { originUrl: stack.origin.url, restUrl: stack.rest.url, token: stack.rest.token, accuracyLimit: 100 };
@@ -109,7 +110,7 @@ try {
 } finally {
   for (const worker of served.values()) await worker.dispose();
   await stack?.close();
-  await rm(workDir, { recursive: true, force: true });
+  if (workDir) await rm(workDir, { recursive: true, force: true });
   await variants?.remove();
 }
 

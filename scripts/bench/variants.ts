@@ -39,10 +39,12 @@ const seconds = positiveNumber("--seconds", values.seconds, false);
 
 process.env.WRANGLER_SEND_METRICS = "false";
 const variants = await buildVariantBundles(file);
-const bundlesDir = await mkdtemp(join(tmpdir(), "ratewall-variants-"));
-const load = createLoadPool();
 const served = new Map<string, ServedWorker>();
+let bundlesDir: string | undefined;
+let load: ReturnType<typeof createLoadPool> | undefined;
 try {
+  bundlesDir = await mkdtemp(join(tmpdir(), "ratewall-variants-"));
+  const pool = (load = createLoadPool());
   const bundles = new Map<string, { kind: "ratewall" | "lean"; bundle: WorkerBundle }>();
   bundles.set("ratewall", { kind: "ratewall", bundle: await bundleWorker(targets.ratewall, bundlesDir, "esbuild") });
   bundles.set("lean", { kind: "lean", bundle: await bundleWorker(targets.lean, bundlesDir, "esbuild") });
@@ -55,11 +57,11 @@ try {
     }
     const names = [...bundles.keys()];
     const url = (name: string) => `${served.get(name)!.url}/`;
-    for (const name of names) await load.run({ url: url(name), connections: concurrency, amount: 2000, headers: { "cf-connecting-ip": "10.254.0.1" } });
+    for (const name of names) await pool.run({ url: url(name), connections: concurrency, amount: 2000, headers: { "cf-connecting-ip": "10.254.0.1" } });
     const byName = await interleave(names, rounds, async (name, round) => {
       const pid = served.get(name)!.pid;
       const before = await cpuNs(pid);
-      const result = await load.run({
+      const result = await pool.run({
         url: url(name),
         connections: concurrency,
         seconds,
@@ -91,7 +93,7 @@ try {
     await stack.close();
   }
 } finally {
-  await load.close();
+  await load?.close();
   await variants.remove();
-  await rm(bundlesDir, { recursive: true, force: true });
+  if (bundlesDir) await rm(bundlesDir, { recursive: true, force: true });
 }
