@@ -44,7 +44,8 @@ let bundlesDir: string | undefined;
 let load: ReturnType<typeof createLoadPool> | undefined;
 try {
   bundlesDir = await mkdtemp(join(tmpdir(), "ratewall-variants-"));
-  const pool = (load = createLoadPool());
+  const pool = createLoadPool();
+  load = pool;
   const bundles = new Map<string, { kind: "ratewall" | "lean"; bundle: WorkerBundle }>();
   bundles.set("ratewall", { kind: "ratewall", bundle: await bundleWorker(targets.ratewall, bundlesDir, "esbuild") });
   bundles.set("lean", { kind: "lean", bundle: await bundleWorker(targets.lean, bundlesDir, "esbuild") });
