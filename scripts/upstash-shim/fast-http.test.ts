@@ -177,6 +177,12 @@ describe("the shim's own HTTP reader", () => {
     }
   });
 
+  it("Should refuse to start with a request timeout that is not a whole number of milliseconds", async () => {
+    await expect(startShim({ redisUrl: inject("redisUrl"), token: TOKEN, requestTimeoutMs: 0 })).rejects.toThrow(
+      "requestTimeoutMs must be a whole number of milliseconds, at least 1; got 0",
+    );
+  });
+
   it("Should send the length, the date and the keep-alive time, and close after Connection: close", async () => {
     const text = await exchange(post("/", '["PING"]', CLOSE));
     const head = text.slice(0, text.indexOf("\r\n\r\n"));

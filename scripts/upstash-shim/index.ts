@@ -64,6 +64,9 @@ export interface Shim {
 export async function startShim(options: ShimOptions): Promise<Shim> {
   if (!options.token) throw new Error("startShim: a non-empty token is required");
   const { port = 0, host = "127.0.0.1", maxBodyBytes = MAX_REQUEST_BYTES, requestTimeoutMs = 300_000 } = options;
+  if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs < 1) {
+    throw new Error(`startShim: requestTimeoutMs must be a whole number of milliseconds, at least 1; got ${String(requestTimeoutMs)}`);
+  }
   const redis = connectRedis(options.redisUrl, { cluster: options.cluster });
   const stats = createStats();
   const faults: ShimFaults = {};
