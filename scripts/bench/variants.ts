@@ -39,13 +39,11 @@ const seconds = positiveNumber("--seconds", values.seconds, false);
 
 process.env.WRANGLER_SEND_METRICS = "false";
 const variants = await buildVariantBundles(file);
+const load = createLoadPool();
 const served = new Map<string, ServedWorker>();
 let bundlesDir: string | undefined;
-let load: ReturnType<typeof createLoadPool> | undefined;
 try {
   bundlesDir = await mkdtemp(join(tmpdir(), "ratewall-variants-"));
-  const pool = createLoadPool();
-  load = pool;
   const bundles = new Map<string, { kind: "ratewall" | "lean"; bundle: WorkerBundle }>();
   bundles.set("ratewall", { kind: "ratewall", bundle: await bundleWorker(targets.ratewall, bundlesDir, "esbuild") });
   bundles.set("lean", { kind: "lean", bundle: await bundleWorker(targets.lean, bundlesDir, "esbuild") });
@@ -58,11 +56,11 @@ try {
     }
     const names = [...bundles.keys()];
     const url = (name: string) => `${served.get(name)!.url}/`;
-    for (const name of names) await pool.run({ url: url(name), connections: concurrency, amount: 2000, headers: { "cf-connecting-ip": "10.254.0.1" } });
+    for (const name of names) await load.run({ url: url(name), connections: concurrency, amount: 2000, headers: { "cf-connecting-ip": "10.254.0.1" } });
     const byName = await interleave(names, rounds, async (name, round) => {
       const pid = served.get(name)!.pid;
       const before = await cpuNs(pid);
-      const result = await pool.run({
+      const result = await load.run({
         url: url(name),
         connections: concurrency,
         seconds,
@@ -94,7 +92,7 @@ try {
     await stack.close();
   }
 } finally {
-  await load?.close();
+  await load.close();
   await variants.remove();
   if (bundlesDir) await rm(bundlesDir, { recursive: true, force: true });
 }

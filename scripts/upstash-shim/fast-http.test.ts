@@ -26,8 +26,8 @@ function exchange(...parts: string[]): Promise<string> {
   return talk(parts, false);
 }
 
-function talk(parts: string[], halfClose: boolean): Promise<string> {
-  const { hostname, port } = new URL(shim.url);
+function talk(parts: string[], halfClose: boolean, url = shim.url): Promise<string> {
+  const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
     let text = "";
@@ -163,14 +163,7 @@ describe("the shim's own HTTP reader", () => {
   it("Should answer 408 and close a handed-over connection whose client stalls mid-request", async () => {
     const slow = await startShim({ redisUrl: inject("redisUrl"), token: TOKEN, port: 0, requestTimeoutMs: 300 });
     try {
-      const { hostname, port } = new URL(slow.url);
-      const text = await new Promise<string>((resolve, reject) => {
-        const socket = connect(Number(port), hostname, () => socket.write(`${post("/", "", ["Transfer-Encoding: chunked"])}8\r\n["PI`));
-        let read = "";
-        socket.on("data", (chunk) => (read += chunk.toString("utf8")));
-        socket.on("close", () => resolve(read));
-        socket.on("error", reject);
-      });
+      const text = await talk([`${post("/", "", ["Transfer-Encoding: chunked"])}8\r\n["PI`], false, slow.url);
       expect(text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
     } finally {
       await slow.close();
