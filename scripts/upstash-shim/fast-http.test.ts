@@ -176,6 +176,15 @@ describe("the shim's own HTTP reader", () => {
     );
   });
 
+  it("Should refuse to start with a body limit or a port that is not a whole number in range, naming it", async () => {
+    await expect(startShim({ redisUrl: inject("redisUrl"), token: TOKEN, maxBodyBytes: 1.5 })).rejects.toThrow(
+      "maxBodyBytes must be a whole number of bytes, at least 1; got 1.5",
+    );
+    await expect(startShim({ redisUrl: inject("redisUrl"), token: TOKEN, port: 70_000 })).rejects.toThrow(
+      "port must be a whole number from 0 to 65535; got 70000",
+    );
+  });
+
   it("Should send the length, the date and the keep-alive time, and close after Connection: close", async () => {
     const text = await exchange(post("/", '["PING"]', CLOSE));
     const head = text.slice(0, text.indexOf("\r\n\r\n"));

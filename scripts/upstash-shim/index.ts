@@ -64,9 +64,9 @@ export interface Shim {
 export async function startShim(options: ShimOptions): Promise<Shim> {
   if (!options.token) throw new Error("startShim: a non-empty token is required");
   const { port = 0, host = "127.0.0.1", maxBodyBytes = MAX_REQUEST_BYTES, requestTimeoutMs = 300_000 } = options;
-  if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs < 1) {
-    throw new Error(`startShim: requestTimeoutMs must be a whole number of milliseconds, at least 1; got ${String(requestTimeoutMs)}`);
-  }
+  requireWhole("port", port, 0, 65_535, "a whole number from 0 to 65535");
+  requireWhole("maxBodyBytes", maxBodyBytes, 1, Number.MAX_SAFE_INTEGER, "a whole number of bytes, at least 1");
+  requireWhole("requestTimeoutMs", requestTimeoutMs, 1, Number.MAX_SAFE_INTEGER, "a whole number of milliseconds, at least 1");
   const redis = connectRedis(options.redisUrl, { cluster: options.cluster });
   const stats = createStats();
   const faults: ShimFaults = {};
@@ -119,4 +119,11 @@ export async function startShim(options: ShimOptions): Promise<Shim> {
         fallback.close(); // Stops the checks started by 'listening' (above); it never listened.
       }).then(() => redis.close())),
   };
+}
+
+/** Refuses an option that is not a whole number in [min, max], naming it, before anything starts. */
+function requireWhole(name: string, value: number, min: number, max: number, expected: string): void {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`startShim: ${name} must be ${expected}; got ${String(value)}`);
+  }
 }
