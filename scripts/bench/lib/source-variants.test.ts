@@ -1,5 +1,9 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { fromRoot } from "./paths.ts";
 import { applyPatch, parseVariants } from "./source-variants.ts";
+
+const committed = readdirSync(fromRoot("scripts/bench")).filter((name) => /^variants\..+\.json$/.test(name));
 
 describe("variants of ratewall's source", () => {
   it("Should replace the one occurrence of the patch's text", () => {
@@ -31,5 +35,20 @@ describe("variants of ratewall's source", () => {
     expect(() => parseVariants({ empty: [{ file: "app.ts", replace: "", with: "b" }] }, "v.json")).toThrow("v.json: empty[0] must be");
     expect(() => parseVariants([], "v.json")).toThrow("v.json: expected an object of variants");
     expect(() => parseVariants({}, "v.json")).toThrow("v.json: no variants");
+  });
+
+  it.each(committed)("Should still apply every patch of scripts/bench/%s to src/ as it is", (name) => {
+    const spec = parseVariants(JSON.parse(readFileSync(fromRoot(`scripts/bench/${name}`), "utf8")), name);
+    for (const [variant, patches] of Object.entries(spec)) {
+      const files = new Map<string, string>();
+      for (const patch of patches) {
+        const text = files.get(patch.file) ?? readFileSync(fromRoot(`src/${patch.file}`), "utf8");
+        files.set(patch.file, applyPatch(text, patch, variant));
+      }
+    }
+  });
+
+  it("Should find the committed variants files", () => {
+    expect(committed).toEqual(expect.arrayContaining(["variants.event.json", "variants.example.json", "variants.ladder.json"]));
   });
 });
