@@ -31,6 +31,12 @@ export interface ResetAnswer {
   deleted: number;
 }
 
+/** `POST` (`ttlSeconds`) or `DELETE` (`deleted`) `/__ratewall/deny` and `/__ratewall/allow`. */
+export type ListAnswer = { client: string; list: "deny" | "allow" } & ({ ttlSeconds: number | null } | { deleted: boolean });
+
+/** `POST` (`tier`) or `DELETE` (`deleted`) `/__ratewall/tier`. */
+export type TierAnswer = { client: string } & ({ tier: string } | { deleted: boolean });
+
 /** `GET /__ratewall/config`: the effective settings, tokens already "[redacted]" by the Worker. */
 export type ConfigAnswer = Record<string, unknown>;
 
@@ -57,7 +63,12 @@ export function readAnswer(command: Command["name"], contentType: string, text: 
 
 function hasFields(command: Command["name"], answer: Record<string, unknown>): boolean {
   if (command === "config") return typeof answer.defaultRoute === "object" && answer.defaultRoute !== null;
-  const about = typeof answer.client === "string" && typeof answer.route === "string";
+  if (typeof answer.client !== "string") return false;
+  if (command === "deny" || command === "allow") {
+    return answer.list === command && (typeof answer.ttlSeconds === "number" || answer.ttlSeconds === null || typeof answer.deleted === "boolean");
+  }
+  if (command === "tier") return typeof answer.tier === "string" || typeof answer.deleted === "boolean";
+  const about = typeof answer.route === "string";
   if (command === "reset") return about && typeof answer.deleted === "number";
   return about && Array.isArray(answer.rules);
 }

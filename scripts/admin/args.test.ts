@@ -29,15 +29,26 @@ describe("the admin CLI's arguments", () => {
   });
 
   it.each([
-    [[], "missing command (expected status, reset, config)"],
-    [["stats", "1.2.3.4"], 'unknown command "stats" (expected status, reset, config)'],
+    [[], "missing command (expected status, reset, deny, allow, tier, config)"],
+    [["stats", "1.2.3.4"], 'unknown command "stats" (expected status, reset, deny, allow, tier, config)'],
     [["status"], "status: missing <client> (an IP address or client id; with --key, the raw key header value)"],
     [["reset", ""], "reset: missing <client> (an IP address or client id; with --key, the raw key header value)"],
     [["status", "1.2.3.4", "5.6.7.8"], 'status: unexpected argument "5.6.7.8"'],
     [["status", "1.2.3.4", "--route", ""], "--route: empty route name (omit --route for the default route)"],
     [["config", "1.2.3.4"], 'config: unexpected argument "1.2.3.4"'],
     [["config", "--route", "api"], "config: --route only applies to status and reset"],
-    [["config", "--key"], "config: --key only applies to status and reset"],
+    [["config", "--key"], "config: --key only applies to status, reset, deny, allow and tier"],
+    [["deny", "1.2.3.4", "--route", "api"], "deny: --route only applies to status and reset"],
+    [["status", "1.2.3.4", "--ttl", "60"], "status: --ttl only applies to deny and allow"],
+    [["tier", "1.2.3.4", "pro", "--ttl", "60"], "tier: --ttl only applies to deny and allow"],
+    [["reset", "1.2.3.4", "--remove"], "reset: --remove only applies to deny, allow and tier"],
+    [["deny", "1.2.3.4", "--ttl", "0"], '--ttl: invalid "0" (expected whole seconds, at least 1)'],
+    [["allow", "1.2.3.4", "--ttl", "1.5"], '--ttl: invalid "1.5" (expected whole seconds, at least 1)'],
+    [["deny", "1.2.3.4", "--ttl", "60", "--remove"], "deny: --ttl and --remove do not go together"],
+    [["deny", "1.2.3.4", "5.6.7.8"], 'deny: unexpected argument "5.6.7.8"'],
+    [["tier", "1.2.3.4"], "tier: missing <tier> (a tier of TIERS; --remove takes the client's tier away)"],
+    [["tier", "1.2.3.4", "pro", "free"], 'tier: unexpected argument "free"'],
+    [["tier", "1.2.3.4", "pro", "--remove"], 'tier: unexpected argument "pro"'],
     [["config", "--url", "127.0.0.1:8787"], '--url: invalid URL "127.0.0.1:8787" (expected the Worker\'s origin, http(s)://host[:port])'],
     [["config", "--url", "ftp://h"], '--url: invalid URL "ftp://h" (expected the Worker\'s origin, http(s)://host[:port])'],
     [["config", "--url", "http://h/__ratewall/"], '--url: invalid URL "http://h/__ratewall/" (expected the Worker\'s origin, http(s)://host[:port])'],
@@ -54,5 +65,14 @@ describe("the admin CLI's arguments", () => {
   it("Should refuse unknown flags and flags without their value by name", () => {
     expect(() => parseAdminArgs(["status", "1.2.3.4", "--token", "x"], env)).toThrowError(/'--token'/);
     expect(() => parseAdminArgs(["status", "1.2.3.4", "--route"], env)).toThrowError(/'--route <value>' argument missing/);
+  });
+
+  it("Should read deny, allow and tier, with a TTL, a raw key or --remove", () => {
+    const client = { by: "client", value: "203.0.113.7" };
+    expect(parseAdminArgs(["deny", "203.0.113.7", "--ttl", "600"], env)?.command).toEqual({ name: "deny", target: client, ttlSeconds: 600 });
+    expect(parseAdminArgs(["allow", "k-1", "--key"], env)?.command).toEqual({ name: "allow", target: { by: "key", value: "k-1" } });
+    expect(parseAdminArgs(["deny", "203.0.113.7", "--remove"], env)?.command).toEqual({ name: "deny", target: client, remove: true });
+    expect(parseAdminArgs(["tier", "203.0.113.7", "pro"], env)?.command).toEqual({ name: "tier", target: client, tier: "pro" });
+    expect(parseAdminArgs(["tier", "203.0.113.7", "--remove"], env)?.command).toEqual({ name: "tier", target: client, remove: true });
   });
 });

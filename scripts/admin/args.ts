@@ -4,15 +4,23 @@
 import { parseArgs } from "node:util";
 import { usageErrors } from "../cli-usage.ts";
 
-/** Who a `status` or `reset` is about: a normalized client id, or a raw key header value. */
+/** Who a command is about: a normalized client id, or a raw key header value. */
 export interface Target {
   /** `client=` (an IP address or id), or `key=` with `--key`. */
   by: "client" | "key";
   value: string;
 }
 
-/** One admin API call, as the command line asks for it. */
-export type Command = { name: "status" | "reset"; target: Target; route?: string } | { name: "config" };
+/**
+ * One admin API call, as the command line asks for it. `deny`, `allow` and `tier` act on every
+ * route; `remove` takes the entry away instead of writing it.
+ */
+export type Command =
+  | { name: "status" | "reset"; target: Target; route?: string }
+  | { name: "deny" | "allow"; target: Target; ttlSeconds?: number; remove?: true }
+  | { name: "tier"; target: Target; tier: string }
+  | { name: "tier"; target: Target; remove: true }
+  | { name: "config" };
 
 /** What the CLI runs. */
 export interface AdminArgs {
@@ -37,12 +45,23 @@ const TOKEN_VARIABLE = "RATEWALL_ADMIN_TOKEN";
 export const USAGE = `Usage: ratewall-admin <command> [--url http://127.0.0.1:8787] [--json]
   status <client> [--route NAME] [--key]   the client's quota on a route (default: the default route)
   reset <client> [--route NAME] [--key]    deletes the client's counters on that route
+  deny <client> [--ttl SECONDS] [--key]    refuses the client on every route (403), until removed or for SECONDS
+  allow <client> [--ttl SECONDS] [--key]   lets the client through every route uncounted, until removed or for SECONDS
+  tier <client> <tier> [--key]             puts the client on a tier of TIERS
+  deny|allow|tier <client> --remove        takes the entry away again
   config                                   the Worker's effective settings (secrets redacted)
   <client> is an IP address or client id; with --key it is the raw key header value.
   The token comes from ${TOKEN_VARIABLE} (the Worker's ADMIN_TOKEN; npm start prints one).
   In a clone of the repository: npm run admin -- <command> [flags].`;
 
-const COMMANDS = ["status", "reset", "config"] as const;
+const COMMANDS = ["status", "reset", "deny", "allow", "tier", "config"] as const;
+/** The commands each flag that names a part of a command applies to, for the usage error. */
+const FLAG_COMMANDS = {
+  route: ["status", "reset"],
+  key: ["status", "reset", "deny", "allow", "tier"],
+  ttl: ["deny", "allow"],
+  remove: ["deny", "allow", "tier"],
+} as const;
 
 /**
  * Parses the command line, with the token from `env`; `undefined` means `--help` was asked.
@@ -61,6 +80,8 @@ export function parseAdminArgs(argv: string[], env: Record<string, string | unde
         url: { type: "string" },
         route: { type: "string" },
         key: { type: "boolean" },
+        ttl: { type: "string" },
+        remove: { type: "boolean" },
         json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -81,21 +102,39 @@ function isCommandName(name: string): name is (typeof COMMANDS)[number] {
   return (COMMANDS as readonly string[]).includes(name);
 }
 
-function readCommand(name: (typeof COMMANDS)[number], rest: string[], values: { route?: string; key?: boolean }): Command {
+function readCommand(name: (typeof COMMANDS)[number], rest: string[], values: { route?: string; key?: boolean; ttl?: string; remove?: boolean }): Command {
+  for (const flag of Object.keys(FLAG_COMMANDS) as Array<keyof typeof FLAG_COMMANDS>) {
+    const takers: readonly string[] = FLAG_COMMANDS[flag];
+    if (values[flag] !== undefined && !takers.includes(name)) {
+      throw new AdminUsageError(`${name}: --${flag} only applies to ${takers.join(", ").replace(/, ([^,]+)$/, " and $1")}`);
+    }
+  }
   if (name === "config") {
     if (rest.length > 0) throw new AdminUsageError(`config: unexpected argument "${rest[0]}"`);
-    for (const flag of ["route", "key"] as const) {
-      if (values[flag] !== undefined) throw new AdminUsageError(`config: --${flag} only applies to status and reset`);
-    }
     return { name };
   }
-  const [value, extra] = rest;
+  const [value, ...more] = rest;
   if (value === undefined || value === "") {
     throw new AdminUsageError(`${name}: missing <client> (an IP address or client id; with --key, the raw key header value)`);
   }
-  if (extra !== undefined) throw new AdminUsageError(`${name}: unexpected argument "${extra}"`);
-  if (values.route === "") throw new AdminUsageError(`--route: empty route name (omit --route for the default route)`);
   const target: Target = { by: values.key ? "key" : "client", value };
+  const remove = values.remove === true;
+  if (name === "tier" && !remove) {
+    const [tier, extra] = more;
+    if (tier === undefined || tier === "") throw new AdminUsageError("tier: missing <tier> (a tier of TIERS; --remove takes the client's tier away)");
+    if (extra !== undefined) throw new AdminUsageError(`tier: unexpected argument "${extra}"`);
+    return { name, target, tier };
+  }
+  if (more.length > 0) throw new AdminUsageError(`${name}: unexpected argument "${more[0]}"`);
+  if (name === "tier") return { name, target, remove: true };
+  if (name === "deny" || name === "allow") {
+    if (remove && values.ttl !== undefined) throw new AdminUsageError(`${name}: --ttl and --remove do not go together`);
+    if (remove) return { name, target, remove: true };
+    if (values.ttl === undefined) return { name, target };
+    if (!/^[1-9][0-9]{0,14}$/.test(values.ttl)) throw new AdminUsageError(`--ttl: invalid "${values.ttl}" (expected whole seconds, at least 1)`);
+    return { name, target, ttlSeconds: Number(values.ttl) };
+  }
+  if (values.route === "") throw new AdminUsageError(`--route: empty route name (omit --route for the default route)`);
   return values.route === undefined ? { name, target } : { name, target, route: values.route };
 }
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CONFIG, RESET, STATUS } from "./fixtures.ts";
-import { formatConfig, formatReset, formatStatus } from "./format.ts";
+import { formatConfig, formatList, formatReset, formatStatus, formatTier } from "./format.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const TSX = fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url));
@@ -39,6 +39,15 @@ function fakeWorker(seen: Seen[], state: { origin?: "html" | "echo" }): Server {
     if (url.pathname === "/__ratewall/status") return answer(200, STATUS);
     if (url.pathname === "/__ratewall/reset") return answer(200, RESET);
     if (url.pathname === "/__ratewall/config") return answer(200, CONFIG);
+    const client = url.searchParams.get("client") ?? url.searchParams.get("key")!;
+    const list = url.pathname.slice("/__ratewall/".length);
+    if ((list === "deny" || list === "allow") && request.method === "POST") {
+      const ttl = url.searchParams.get("ttl");
+      return answer(200, { client, list, ttlSeconds: ttl === null ? null : Number(ttl) });
+    }
+    if ((list === "deny" || list === "allow") && request.method === "DELETE") return answer(200, { client, list, deleted: true });
+    if (list === "tier" && request.method === "POST") return answer(200, { client, tier: url.searchParams.get("tier") });
+    if (list === "tier" && request.method === "DELETE") return answer(200, { client, deleted: false });
     return problem(404, "Not Found", "no such admin path");
   });
 }
@@ -80,6 +89,31 @@ describe("npm run admin against a Worker", () => {
     const result = await runCli(["reset", "key 42", "--key", "--url", url], withToken);
     expect(seen).toEqual([{ method: "POST", url: "/__ratewall/reset?key=key+42", authorization: `Bearer ${TOKEN}` }]);
     expect(result).toEqual({ code: 0, stdout: `${formatReset(RESET)}\n`, stderr: "" });
+  }, 30_000);
+
+  it("Should POST a deny with its TTL and DELETE it with --remove, printing what holds now", async () => {
+    const denied = await runCli(["deny", "203.0.113.7", "--ttl", "600", "--url", url], withToken);
+    const lifted = await runCli(["deny", "203.0.113.7", "--remove", "--url", url], withToken);
+    expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual([
+      "POST /__ratewall/deny?client=203.0.113.7&ttl=600",
+      "DELETE /__ratewall/deny?client=203.0.113.7",
+    ]);
+    expect(denied).toEqual({ code: 0, stdout: `${formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: 600 })}\n`, stderr: "" });
+    expect(lifted).toEqual({ code: 0, stdout: "removed client 203.0.113.7 from the deny list\n", stderr: "" });
+  }, 30_000);
+
+  it("Should POST an allow of a raw key until removed, and put a client on a tier and take it off", async () => {
+    const allowed = await runCli(["allow", "key 42", "--key", "--url", url], withToken);
+    const tiered = await runCli(["tier", "203.0.113.7", "pro", "--url", url], withToken);
+    const untiered = await runCli(["tier", "203.0.113.7", "--remove", "--url", url], withToken);
+    expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual([
+      "POST /__ratewall/allow?key=key+42",
+      "POST /__ratewall/tier?client=203.0.113.7&tier=pro",
+      "DELETE /__ratewall/tier?client=203.0.113.7",
+    ]);
+    expect(allowed.stdout).toBe("allowed (uncounted) client key 42 on every route until removed\n");
+    expect(tiered.stdout).toBe(`${formatTier({ client: "203.0.113.7", tier: "pro" })}\n`);
+    expect(untiered).toEqual({ code: 0, stdout: "client 203.0.113.7 had no tier\n", stderr: "" });
   }, 30_000);
 
   it("Should GET the config and print it as a listing, or the JSON as received with --json", async () => {

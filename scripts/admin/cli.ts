@@ -7,9 +7,9 @@
  * RATEWALL_ADMIN_TOKEN=… npm run admin -- status 203.0.113.7 --route api
  */
 import { AdminUsageError, parseAdminArgs, USAGE, type Command } from "./args.ts";
-import { readAnswer, type ResetAnswer, type StatusAnswer } from "./answers.ts";
+import { type ListAnswer, readAnswer, type ResetAnswer, type StatusAnswer, type TierAnswer } from "./answers.ts";
 import { callAdmin } from "./client.ts";
-import { formatConfig, formatProblem, formatReset, formatStatus } from "./format.ts";
+import { formatConfig, formatList, formatProblem, formatReset, formatStatus, formatTier } from "./format.ts";
 
 async function main(): Promise<number> {
   const args = parseAdminArgs(process.argv.slice(2), process.env);
@@ -37,6 +37,8 @@ async function main(): Promise<number> {
 function render(command: Command, body: Record<string, unknown>): string {
   if (command.name === "status") return formatStatus(body as unknown as StatusAnswer);
   if (command.name === "reset") return formatReset(body as unknown as ResetAnswer);
+  if (command.name === "deny" || command.name === "allow") return formatList(body as unknown as ListAnswer);
+  if (command.name === "tier") return formatTier(body as unknown as TierAnswer);
   return formatConfig(body);
 }
 

@@ -16,17 +16,31 @@ export interface AdminAnswer {
 const TIMEOUT_MS = 10_000;
 
 /**
- * The request a command makes.
+ * The request a command makes: `--remove` is the endpoint's `DELETE`.
  *
  * @example
  * adminRequest({ name: "reset", target: { by: "key", value: "k1" }, route: "api" });
  * // → { method: "POST", path: "/__ratewall/reset?key=k1&route=api" }
+ * adminRequest({ name: "deny", target: { by: "client", value: "203.0.113.7" }, ttlSeconds: 600 });
+ * // → { method: "POST", path: "/__ratewall/deny?client=203.0.113.7&ttl=600" }
  */
-export function adminRequest(command: Command): { method: "GET" | "POST"; path: string } {
+export function adminRequest(command: Command): { method: "GET" | "POST" | "DELETE"; path: string } {
   if (command.name === "config") return { method: "GET", path: "/__ratewall/config" };
   const query = new URLSearchParams({ [command.target.by]: command.target.value });
-  if (command.route !== undefined) query.set("route", command.route);
-  return { method: command.name === "reset" ? "POST" : "GET", path: `/__ratewall/${command.name}?${query}` };
+  const at = (method: "GET" | "POST" | "DELETE") => ({ method, path: `/__ratewall/${command.name}?${query}` });
+  switch (command.name) {
+    case "status":
+    case "reset":
+      if (command.route !== undefined) query.set("route", command.route);
+      return at(command.name === "reset" ? "POST" : "GET");
+    case "deny":
+    case "allow":
+      if (command.ttlSeconds !== undefined) query.set("ttl", String(command.ttlSeconds));
+      return at(command.remove ? "DELETE" : "POST");
+    case "tier":
+      if ("tier" in command) query.set("tier", command.tier);
+      return at("remove" in command ? "DELETE" : "POST");
+  }
 }
 
 /**

@@ -2,7 +2,7 @@
  * @module Test data: answers shaped as the admin API contract describes them, shared by the
  * formatting tests and the fake Worker the CLI test talks to.
  */
-import type { ConfigAnswer, ResetAnswer, StatusAnswer } from "./answers.ts";
+import type { ConfigAnswer, ListAnswer, ResetAnswer, StatusAnswer, TierAnswer } from "./answers.ts";
 
 /** A client with two rules on the `api` route, one of them nearly used up. */
 export const STATUS: StatusAnswer = {
@@ -16,6 +16,15 @@ export const STATUS: StatusAnswer = {
 
 /** Two counters deleted. */
 export const RESET: ResetAnswer = { client: "203.0.113.7", route: "api", deleted: 2 };
+
+/** A deny for ten minutes. */
+export const DENIED: ListAnswer = { client: "203.0.113.7", list: "deny", ttlSeconds: 600 };
+
+/** An allow taken away that was not there. */
+export const UNALLOWED: ListAnswer = { client: "203.0.113.7", list: "allow", deleted: false };
+
+/** A client put on the `pro` tier. */
+export const TIER_SET: TierAnswer = { client: "203.0.113.7", tier: "pro" };
 
 /** Two routes and the default one, with a field the contract does not name (`future`). */
 export const CONFIG: ConfigAnswer = {

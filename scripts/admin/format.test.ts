@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CONFIG, STATUS } from "./fixtures.ts";
-import { formatConfig, formatProblem, formatReset, formatStatus } from "./format.ts";
+import { formatConfig, formatList, formatProblem, formatReset, formatStatus, formatTier } from "./format.ts";
 import { table, waitText, windowText } from "./table.ts";
 
 describe("the admin CLI's tables", () => {
@@ -136,5 +136,15 @@ describe("the admin CLI's layout helpers", () => {
     [7_500_000, "2 h 5 min"],
   ])("writes a %i ms wait as %s", (ms, text) => {
     expect(waitText(ms)).toBe(text);
+  });
+
+  it("Should say what a deny, an allow or a tier now does, for how long, and what a removal found", () => {
+    expect(formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: 600 })).toBe("denied client 203.0.113.7 on every route for 10m");
+    expect(formatList({ client: "203.0.113.7", list: "allow", ttlSeconds: null })).toBe("allowed (uncounted) client 203.0.113.7 on every route until removed");
+    expect(formatList({ client: "203.0.113.7", list: "deny", deleted: true })).toBe("removed client 203.0.113.7 from the deny list");
+    expect(formatList({ client: "203.0.113.7", list: "allow", deleted: false })).toBe("client 203.0.113.7 was not on the allow list");
+    expect(formatTier({ client: "203.0.113.7", tier: "pro" })).toBe("client 203.0.113.7 is on tier pro (on every route with tiers)");
+    expect(formatTier({ client: "203.0.113.7", deleted: true })).toBe("removed client 203.0.113.7's tier: each route's default tier applies");
+    expect(formatTier({ client: "203.0.113.7", deleted: false })).toBe("client 203.0.113.7 had no tier");
   });
 });

@@ -3,7 +3,7 @@
  * contract; fields it may grow are printed generically (JSON) rather than refused, so that a newer
  * Worker does not break an older CLI.
  */
-import type { ConfigAnswer, ResetAnswer, StatusAnswer } from "./answers.ts";
+import type { ConfigAnswer, ListAnswer, ResetAnswer, StatusAnswer, TierAnswer } from "./answers.ts";
 import { table, waitText, windowText } from "./table.ts";
 
 /**
@@ -47,6 +47,35 @@ export function formatStatus(answer: StatusAnswer): string {
 export function formatReset(answer: ResetAnswer): string {
   const what = answer.deleted === 0 ? "nothing to delete (no counters in Redis)" : `deleted ${answer.deleted} Redis ${answer.deleted === 1 ? "key" : "keys"}`;
   return `reset client ${answer.client} on route ${answer.route}: ${what}`;
+}
+
+/**
+ * A deny or allow answer as one line: what now holds on every route, and for how long.
+ *
+ * @example
+ * formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: 600 });
+ * // "denied client 203.0.113.7 on every route for 10m"
+ * formatList({ client: "203.0.113.7", list: "allow", deleted: false });
+ * // "client 203.0.113.7 was not on the allow list"
+ */
+export function formatList(answer: ListAnswer): string {
+  const { client, list } = answer;
+  if ("deleted" in answer) return answer.deleted ? `removed client ${client} from the ${list} list` : `client ${client} was not on the ${list} list`;
+  const how = list === "deny" ? "denied" : "allowed (uncounted)";
+  const until = answer.ttlSeconds === null ? "until removed" : `for ${windowText(answer.ttlSeconds * 1000)}`;
+  return `${how} client ${client} on every route ${until}`;
+}
+
+/**
+ * A tier answer as one line.
+ *
+ * @example
+ * formatTier({ client: "203.0.113.7", tier: "pro" }); // "client 203.0.113.7 is on tier pro (on every route with tiers)"
+ * formatTier({ client: "203.0.113.7", deleted: true }); // "removed client 203.0.113.7's tier: each route's default tier applies"
+ */
+export function formatTier(answer: TierAnswer): string {
+  if ("tier" in answer) return `client ${answer.client} is on tier ${answer.tier} (on every route with tiers)`;
+  return answer.deleted ? `removed client ${answer.client}'s tier: each route's default tier applies` : `client ${answer.client} had no tier`;
 }
 
 const ROUTE_FIELDS = ["pattern", "scope", "rules", "unlimited", "key", "mode", "cost", "origin"];
