@@ -15,7 +15,9 @@
  *
  * The bearer token is checked first, in constant time. Failed attempts are limited per address
  * ({@link MAX_FAILED_ATTEMPTS} a minute, counted in Redis so every isolate sees them); a locked-out
- * address is refused even with the right token, or the lockout would not stop guessing.
+ * address is refused even with the right token, or the lockout would not stop guessing. The
+ * count ignores the dynamic lists: an allowed address is locked out like any other, and an
+ * operator who denied their own address can still lift the deny.
  */
 import type { MiddlewareHandler } from "hono";
 import { problemJson } from "../answers.ts";
@@ -63,6 +65,7 @@ export function adminApi(runtimes: Runtimes): MiddlewareHandler {
       guard = createLimiter([{ name: "failed-attempts", algorithm: "fixed-window", limit: MAX_FAILED_ATTEMPTS, windowMs: 60_000 }], {
         runner: runtime.runner,
         prefix: runtime.settings.keyPrefix,
+        lists: false,
       });
       guards.set(runtime, guard);
     }

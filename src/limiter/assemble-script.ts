@@ -9,8 +9,8 @@
  *   burst (requests; token-bucket only, else = limit), buckets (sub-windows; sliding-window only,
  *   else 1).
  * - KEYS: the client's list entry (`allow` or `deny`, set through the admin API; on a route whose
- *   rules count different clients, one per distinct client, counted as what KEYS holds beyond the
- *   rules' keys and the tier), then, with tiers, the client's tier; then every group's rule keys
+ *   rules count different clients, one per distinct client; none for a limiter without lists;
+ *   counted as what KEYS holds beyond the rules' keys and the tier), then, with tiers, the client's tier; then every group's rule keys
  *   in order (one per rule; two for `sliding-window-approx`). All carry one hash tag (the client's,
  *   or the route's), so they share one Redis Cluster slot.
  * - Reply: verdict (0 refused, 1 allowed, 2 denied by the list, 3 allowed by the list), the

@@ -15,6 +15,13 @@ export interface LimiterDeps {
   runner: ScriptRunner;
   /** First segment of every key (`KEY_PREFIX`), e.g. `rate`. */
   prefix: string;
+  /**
+   * Whether the client's dynamic list entry decides before the rules. Off for the admin API's
+   * guard on failed tokens: an allowed address must not guess without limit, and a denied one
+   * must still reach the API that lifts the deny.
+   * @default true
+   */
+  lists?: boolean;
 }
 
 /**
@@ -34,16 +41,16 @@ export interface LimiterDeps {
  * const decision = await limiter.limit({ client: "203.0.113.7", scope: "api", now: Date.now() });
  * if (!decision.allowed) console.log(`retry in ${decision.retryAfter} s`);
  */
-export function createLimiter(policy: Policy, { runner, prefix }: LimiterDeps): Limiter {
+export function createLimiter(policy: Policy, { runner, prefix, lists = true }: LimiterDeps): Limiter {
   const plan = compilePlan(policy);
   return {
     rules: plan.rules,
     async limit(request) {
-      const { keys, args } = plan.arguments(request, prefix);
+      const { keys, args } = plan.arguments(request, prefix, lists);
       return parseReply(await runScript(runner, plan.script, keys, args), plan, request.now, request.clients);
     },
     async status(request) {
-      const { keys, args } = plan.arguments(request, prefix);
+      const { keys, args } = plan.arguments(request, prefix, lists);
       return parseReply(await runScript(runner, statusScript, keys, args), plan, request.now, request.clients);
     },
     async reset(request, only) {

@@ -36,8 +36,11 @@ export interface Plan {
   keys(request: LimitRequest, prefix: string): { lists: string[]; tier?: string; groups: string[][][] };
   /** Every rule key of one request (every group's), or of the rules named in `only`: what a reset deletes. */
   ruleKeys(request: LimitRequest, prefix: string, only?: readonly string[]): string[];
-  /** KEYS and ARGV for one request. Throws RangeError for a bad cost or clock. */
-  arguments(request: LimitRequest, prefix: string): { keys: string[]; args: string[] };
+  /**
+   * KEYS and ARGV for one request; without `lists` the list entries are left out, and the script
+   * then reads none. Throws RangeError for a bad cost or clock.
+   */
+  arguments(request: LimitRequest, prefix: string, lists?: boolean): { keys: string[]; args: string[] };
 }
 
 /** Rule sets by tier (`TIERS`), and the tier of clients without one. */
@@ -108,10 +111,10 @@ export function compilePlan(policy: Policy): Plan {
       const keys = this.keys(request, prefix).groups;
       return groups.flatMap((group, g) => group.rules.flatMap((rule, i) => (only === undefined || only.includes(rule.name) ? keys[g]![i]! : [])));
     },
-    arguments(request, prefix) {
+    arguments(request, prefix, withLists = true) {
       const { lists, tier, groups: keys } = this.keys(request, prefix);
       return {
-        keys: [...lists, ...(tier === undefined ? [] : [tier]), ...keys.flat(2)],
+        keys: [...(withLists ? lists : []), ...(tier === undefined ? [] : [tier]), ...keys.flat(2)],
         args: [String(request.now), String(request.cost ?? 1), defaultTier, ...args],
       };
     },

@@ -144,6 +144,28 @@ describe("the admin API: authentication", () => {
     expect((await t.admin("config", { ip: uniqueIpv4() })).status).toBe(200);
     expect(t.logs.filter((entry) => entry.event === "admin-auth-failure")).toEqual([expect.objectContaining({ client: attacker })]);
   });
+
+  it("Should keep answering an operator who denies their own address, so that the deny can be lifted", async () => {
+    const t = adminApp();
+    const operator = uniqueIpv4();
+    expect((await t.admin(`deny?client=${operator}&ttl=600`, { method: "POST", ip: operator })).status).toBe(200);
+    expect((await t.get("/", operator)).status).toBe(403);
+    const lifted = await t.admin(`deny?client=${operator}`, { method: "DELETE", ip: operator });
+    expect(lifted.status).toBe(200);
+    expect(await lifted.json()).toEqual({ client: operator, list: "deny", deleted: true });
+    expect((await t.get("/", operator)).status).toBe(200);
+    expect(t.logs.filter((entry) => entry.event === "admin-auth-failure")).toEqual([]);
+  });
+
+  it("Should lock out an allowed address like any other: the allow list lifts rate limits, not the guard on the token", async () => {
+    const t = adminApp();
+    const allowed = uniqueIpv4();
+    await t.admin(`allow?client=${allowed}`, { method: "POST" });
+    const statuses = [];
+    for (let i = 0; i < MAX_FAILED_ATTEMPTS + 1; i++)
+      statuses.push((await t.admin("config", { ip: allowed, headers: { authorization: `Bearer guess-${i}` } })).status);
+    expect(statuses).toEqual([...Array(MAX_FAILED_ATTEMPTS).fill(401), 429]);
+  });
 });
 
 describe("the admin API: isolation from traffic", () => {
