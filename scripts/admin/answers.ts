@@ -20,6 +20,12 @@ export interface RuleStatus {
 export interface StatusAnswer {
   client: string;
   route: string;
+  /** On a route with tiers: the tier whose rules apply to the client. */
+  tier?: string | null;
+  /** The client's dynamic list entry, which decides before any rule. */
+  list?: "deny" | "allow" | null;
+  /** ms until that entry expires; null when it never does. */
+  listTtlMs?: number | null;
   rules: RuleStatus[];
 }
 

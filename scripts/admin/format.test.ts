@@ -27,6 +27,19 @@ describe("the admin CLI's tables", () => {
     );
   });
 
+  it("Should name the client's tier and list entry under a status's heading, since they decide before the rules", () => {
+    const rules = [{ name: "hourly", algorithm: "fixed-window", limit: 6, windowMs: 3_600_000, remaining: 6, resetMs: 0 }];
+    expect(formatStatus({ client: "c1", route: "api", tier: "pro", list: "deny", listTtlMs: 598_000, rules }).split("\n").slice(0, 2)).toEqual([
+      "client c1 · route api · tier pro",
+      "on the deny list for another 9 min 58 s: every request is refused (403), whatever the rules say",
+    ]);
+    expect(formatStatus({ client: "c1", route: "api", list: "allow", listTtlMs: null, rules }).split("\n").slice(0, 2)).toEqual([
+      "client c1 · route api",
+      "on the allow list until removed: every request is forwarded uncounted, whatever the rules say",
+    ]);
+    expect(formatStatus({ client: "c1", route: "api", tier: null, list: null, listTtlMs: null, rules }).split("\n")[1]).toMatch(/^rule /);
+  });
+
   it("Should say so when a status has no rules, because the route is unlimited", () => {
     expect(formatStatus({ client: "c1", route: "health", rules: [] })).toBe("client c1 · route health\nno rules: the route is unlimited");
   });

@@ -7,7 +7,8 @@ import type { ConfigAnswer, ListAnswer, ResetAnswer, StatusAnswer, TierAnswer } 
 import { table, waitText, windowText } from "./table.ts";
 
 /**
- * The status answer as a heading line and one row per rule.
+ * The status answer as a heading line (with the client's tier on a route with tiers), a line for
+ * its list entry if it has one (which decides before any rule), and one row per rule.
  *
  * @example
  * formatStatus({ client: "203.0.113.7", route: "default", rules: [{ name: "default", algorithm: "fixed-window", limit: 100, windowMs: 60000, remaining: 97, resetMs: 42100 }] });
@@ -16,7 +17,9 @@ import { table, waitText, windowText } from "./table.ts";
  * // default  fixed-window    100  1m             97  42.1 s
  */
 export function formatStatus(answer: StatusAnswer): string {
-  const heading = `client ${answer.client} · route ${answer.route}`;
+  const tier = answer.tier ? ` · tier ${answer.tier}` : "";
+  const listed = answer.list ? `\n${listLine(answer.list, answer.listTtlMs ?? null)}` : "";
+  const heading = `client ${answer.client} · route ${answer.route}${tier}${listed}`;
   if (answer.rules.length === 0) return `${heading}\nno rules: the route is unlimited`;
   const columns = [
     { heading: "rule" },
@@ -35,6 +38,12 @@ export function formatStatus(answer: StatusAnswer): string {
     waitText(rule.resetMs),
   ]);
   return `${heading}\n${table(columns, rows)}`;
+}
+
+function listLine(list: "deny" | "allow", ttlMs: number | null): string {
+  const until = ttlMs === null ? "until removed" : `for another ${waitText(ttlMs)}`;
+  const effect = list === "deny" ? "every request is refused (403)" : "every request is forwarded uncounted";
+  return `on the ${list} list ${until}: ${effect}, whatever the rules say`;
 }
 
 /**
