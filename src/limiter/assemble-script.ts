@@ -10,8 +10,9 @@
  *   else 1).
  * - KEYS: the client's list entry (`allow` or `deny`, set through the admin API; on a route whose
  *   rules count different clients, one per distinct client; none for a limiter without lists;
- *   counted as what KEYS holds beyond the rules' keys and the tier), then, with tiers, the client's tier; then every group's rule keys
- *   in order (one per rule; two for `sliding-window-approx`). All carry one hash tag (the client's,
+ *   counted as what KEYS holds beyond the rules' keys and the tier), then, with tiers, the
+ *   client's tier; then every group's rule keys in order (one per rule; two for
+ *   `sliding-window-approx`). All carry one hash tag (the client's,
  *   or the route's), so they share one Redis Cluster slot.
  * - Reply: verdict (0 refused, 1 allowed, 2 denied by the list, 3 allowed by the list), the
  *   deciding group's number (1-based), the list entry's TTL (ms; -1 without one, 0 unlisted),
