@@ -26,7 +26,18 @@ export const ENDPOINTS: Readonly<Record<string, Readonly<Record<string, Endpoint
   deny: { POST: (runtime, query) => putOnList(runtime, query, "deny"), DELETE: (runtime, query) => takeOffList(runtime, query, "deny") },
   allow: { POST: (runtime, query) => putOnList(runtime, query, "allow"), DELETE: (runtime, query) => takeOffList(runtime, query, "allow") },
   tier: { POST: setTier, DELETE: deleteTier },
+  lists: { GET: listEntries },
+  "lists/copy": { POST: copyEntries },
 };
+
+/** Entries in one `GET /__ratewall/lists` answer: one Redis call reads them all. */
+const LIST_PAGE = 500;
+/**
+ * Subrequests one `POST /__ratewall/lists/copy` may make: under the 50 a Workers Free invocation
+ * allows (developers.cloudflare.com/workers/platform/limits/#subrequests), with room for the
+ * failed-token guard and the index read.
+ */
+const COPY_SUBREQUESTS = 44;
 
 async function status(runtime: Runtime, query: URLSearchParams): Promise<Response> {
   const found = await target(runtime, query);
@@ -90,6 +101,38 @@ async function takeOffList(runtime: Runtime, query: URLSearchParams, kind: ListK
   const deleted = await runtime.entries.deleteList(client, kind);
   if (kind === "deny") forgetBlocks(runtime, client);
   return Response.json({ client, list: kind, deleted });
+}
+
+/** A page of the dynamic list entries, soonest to expire first; `next` is the offset of the next page, or null. */
+async function listEntries(runtime: Runtime, query: URLSearchParams): Promise<Response> {
+  const offset = offsetParam(query);
+  if (offset instanceof Response) return offset;
+  const found = await runtime.entries.listEntries(offset, LIST_PAGE);
+  const entries = found.map(({ client, kind, ttlMs }) => ({ client, list: kind, ttlSeconds: ttlMs === null ? null : Math.ceil(ttlMs / 1000) }));
+  return Response.json({ entries, next: found.length === LIST_PAGE ? offset + LIST_PAGE : null });
+}
+
+/**
+ * Writes the copies a page of entries lacks on today's multi-key routes (README, "Dynamic lists").
+ * A page is as many entries as fit the subrequest budget: each costs two reads of the entry, a
+ * write per route, and an undo per route when the entry changed meanwhile.
+ */
+async function copyEntries(runtime: Runtime, query: URLSearchParams): Promise<Response> {
+  const offset = offsetParam(query);
+  if (offset instanceof Response) return offset;
+  const routes = [...runtime.routesByName.values()].filter((route) => route.perRule).map((route) => route.name);
+  if (routes.length === 0) return Response.json({ routes, entries: 0, copied: 0, next: null });
+  const page = Math.max(1, Math.floor(COPY_SUBREQUESTS / (2 + 2 * routes.length)));
+  const found = await runtime.entries.listEntries(offset, page);
+  let copied = 0;
+  for (const { client } of found) copied += await runtime.entries.copyEntry(client);
+  return Response.json({ routes, entries: found.length, copied, next: found.length === page ? offset + page : null });
+}
+
+function offsetParam(query: URLSearchParams): number | Response {
+  const offset = query.get("offset") ?? "0";
+  if (/^(0|[1-9][0-9]{0,8})$/.test(offset)) return Number(offset);
+  return problemJson(400, `Invalid offset ${JSON.stringify(offset.slice(0, 40))}: expected a whole number, the \`next\` of the previous page.`);
 }
 
 async function setTier(runtime: Runtime, query: URLSearchParams): Promise<Response> {

@@ -8,9 +8,10 @@ const ADMIN_TOKEN = "adm1n-t0ken-for-the-multi-key-tests-0123456789";
 const bearer = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
 /** A route counting each address per minute and each API key per day, in one decision. */
-function apiApp(perIp: string, perKey: string, deps: Parameters<typeof testApp>[1] = {}) {
+function apiApp(perIp: string, perKey: string, deps: Parameters<typeof testApp>[1] = {}, vars: Record<string, string> = {}) {
   const t = testApp(
     {
+      ...vars,
       ADMIN_TOKEN,
       ROUTES: [
         {
@@ -125,6 +126,37 @@ describe("the admin API on a route with several keyed limits", () => {
     failing.copies = false;
     expect((await t.admin(`deny?key=${key}`, "POST")).status).toBe(200);
     expect((await t.call(uniqueIpv4(), key)).status).toBe(403);
+  });
+
+  it("Should list the entries, and deny on a multi-key route deployed after them once they are copied to it", async () => {
+    const KEY_PREFIX = uniquePrefix();
+    const before = testApp({ ADMIN_TOKEN, KEY_PREFIX });
+    const [ip, key] = [uniqueIpv4(), uniqueKey()];
+    for (const path of [`deny?key=${key}`, `deny?client=${ip}&ttl=600`]) {
+      expect((await before.request(`/__ratewall/${path}`, { method: "POST", ip: "192.0.2.1", headers: bearer })).status).toBe(200);
+    }
+    const after = apiApp("100", "100", {}, { KEY_PREFIX });
+    const listed = (await (await after.admin("lists")).json()) as {
+      entries: { client: string; list: string; ttlSeconds: number | null }[];
+      next: number | null;
+    };
+    expect(listed).toEqual({
+      entries: [
+        { client: ip, list: "deny", ttlSeconds: 600 },
+        { client: expect.stringMatching(/^key:/), list: "deny", ttlSeconds: null },
+      ],
+      next: null,
+    });
+    expect((await after.call(uniqueIpv4(), key)).status).toBe(200);
+    expect(await (await after.admin("lists/copy", "POST")).json()).toEqual({ routes: ["api"], entries: 2, copied: 2, next: null });
+    expect([(await after.call(uniqueIpv4(), key)).status, (await after.call(ip, uniqueKey())).status]).toEqual([403, 403]);
+    expect(await (await after.admin("lists/copy", "POST")).json()).toMatchObject({ copied: 0 });
+  });
+
+  it("Should refuse an offset that is not a page's start with a 400 naming it", async () => {
+    const res = await apiApp("100", "100").admin("lists?offset=-1");
+    expect(res.status).toBe(400);
+    expect(await detail(res)).toBe('Invalid offset "-1": expected a whole number, the `next` of the previous page.');
   });
 
   it("Should show and reset with key= only the rules counting API keys, and with client= only those counting addresses", async () => {

@@ -2,23 +2,40 @@
  * @module A client's entries, as the admin API writes them: its dynamic list entry (`allow` or
  * `deny`, optionally expiring) and its tier. Keys share the client's hash tag with its counters
  * (src/keys/build-key.ts), so the deciding script reads them in the same call, on any cluster
- * node. Entries are per client, for every route: a denied client is denied everywhere.
+ * node. Entries are per client, for every route: a denied client is denied everywhere. An index of
+ * the list entries lets an operator see them all, and write the copies a new multi-key route lacks.
  */
 import { RedisRestError } from "../../errors.ts";
 import { buildKey } from "../../keys/build-key.ts";
+import type { LimiterScript } from "../assemble-script.ts";
 import { runScript } from "../run-script.ts";
 import type { ScriptRunner } from "../types.ts";
-import { deleteEntry, setEntry } from "./script.ts";
+import { deleteEntry, indexEntry, readEntry, readIndex, setEntry, setEntryIfAbsent, unindexEntry } from "./script.ts";
 
 /** The two lists an entry can put a client on. */
 export type ListKind = "allow" | "deny";
 
-/** Writes and removes a client's entries. */
+/** One client's dynamic list entry, as the index lists it. */
+export interface ListEntry {
+  client: string;
+  kind: ListKind;
+  /** ms until the entry expires; null when it never does. */
+  ttlMs: number | null;
+}
+
+/** Writes, lists and removes clients' entries. */
 export interface ClientEntries {
   /** Puts `client` on a list, replacing any entry; `ttlMs` omitted: until removed. */
   setList(client: string, kind: ListKind, ttlMs?: number): Promise<void>;
   /** Removes `client` from `kind`'s list; resolves false when it was not on it. */
   deleteList(client: string, kind: ListKind): Promise<boolean>;
+  /** Up to `count` unexpired list entries after the first `offset`, soonest to expire first, the unexpiring last. */
+  listEntries(offset: number, count: number): Promise<ListEntry[]>;
+  /**
+   * Writes the copies `client`'s list entry lacks on today's multi-key routes (one added, or one
+   * that gained per-rule keys, after the entry was written); resolves how many were written.
+   */
+  copyEntry(client: string): Promise<number>;
   /** Sets `client`'s tier (a name from `TIERS`), until removed. */
   setTier(client: string, tier: string): Promise<void>;
   /** Removes `client`'s tier (it falls back to each route's default); false when it had none. */
@@ -26,10 +43,15 @@ export interface ClientEntries {
 }
 
 /**
- * The entries of clients under `prefix`. A list entry is written to the client's own key and to a
- * copy for each of `routeScopes` (the routes whose rules count different clients, whose scripts
+ * The entries of clients under `prefix`. A list entry is written to the client's own key, then to
+ * a copy for each of `routeScopes` (the routes whose rules count different clients, whose scripts
  * read `<prefix>:list:{route:<scope>}:<client>`, in the route's slot), all with the same value and
- * TTL, so a retry after a partial failure converges. Any failed write rejects the whole call.
+ * TTL, and to the index `<prefix>:list-index` that {@link ClientEntries.listEntries} reads. Any
+ * failed write rejects the whole call, and a retry converges.
+ *
+ * The client's own key is written and removed first, and {@link ClientEntries.copyEntry} reads it
+ * before and after writing a missing copy, undoing its copy when the entry changed between: so a
+ * copy never outlives an entry removed or replaced while it was being written.
  *
  * @example
  * const entries = createClientEntries(runner, "rate", ["api"]);
@@ -37,21 +59,62 @@ export interface ClientEntries {
  */
 export function createClientEntries(runner: ScriptRunner, prefix: string, routeScopes: readonly string[] = []): ClientEntries {
   const key = (tag: "list" | "tier", client: string) => buildKey({ prefix, tag, client, scope: "" });
-  const lists = (client: string) => [key("list", client), ...routeScopes.map((scope) => buildKey({ prefix, tag: "list", client, scope, hashTag: "route" }))];
-  const set = async (entry: string, value: string, ttlMs?: number) => {
-    expectReply(await runScript(runner, setEntry, [entry], [value, ttlMs === undefined ? "" : String(ttlMs)]), (reply) => reply === "OK");
+  const index = `${prefix}:list-index`;
+  const copies = (client: string) => routeScopes.map((scope) => buildKey({ prefix, tag: "list", client, scope, hashTag: "route" }));
+  const ttlArg = (ttlMs?: number) => (ttlMs === undefined ? "" : String(ttlMs));
+  const call = async (script: LimiterScript, entry: string, args: string[], ok: (reply: unknown) => boolean) =>
+    expectReply(await runScript(runner, script, [entry], args), ok);
+  const set = (entry: string, value: string, ttlMs?: number) => call(setEntry, entry, [value, ttlArg(ttlMs)], (reply) => reply === "OK");
+  const remove = async (entry: string, only: string) => (await call(deleteEntry, entry, [only], isFlag)) === 1;
+  const read = async (client: string) => {
+    const [value, pttl] = (await call(readEntry, key("list", client), [], isEntryReply)) as [string, number];
+    return { value, ttlMs: pttl >= 0 ? pttl : undefined };
   };
-  const remove = async (entry: string, only: string) =>
-    expectReply(await runScript(runner, deleteEntry, [entry], [only]), (reply) => reply === 0 || reply === 1) === 1;
   return {
     setList: async (client, kind, ttlMs) => {
-      await every(lists(client).map((entry) => set(entry, kind, ttlMs)));
+      await set(key("list", client), kind, ttlMs);
+      await every([...copies(client).map((copy) => set(copy, kind, ttlMs)), call(indexEntry, index, [client, kind, ttlArg(ttlMs)], isFlag)]);
     },
-    deleteList: async (client, kind) => (await every(lists(client).map((entry) => remove(entry, kind)))).some(Boolean),
-    setTier: (client, tier) => set(key("tier", client), tier),
+    deleteList: async (client, kind) => {
+      const own = await remove(key("list", client), kind);
+      const [, ...copied] = await every([call(unindexEntry, index, [`${kind}:${client}`], isFlag), ...copies(client).map((copy) => remove(copy, kind))]);
+      return own || copied.some(Boolean);
+    },
+    listEntries: async (offset, count) => {
+      const reply = (await call(readIndex, index, [String(offset), String(count)], isIndexReply)) as (string | number)[];
+      const entries: ListEntry[] = [];
+      for (let i = 0; i < reply.length; i += 2) {
+        const member = reply[i] as string;
+        const colon = member.indexOf(":");
+        const ttlMs = reply[i + 1] as number;
+        entries.push({ client: member.slice(colon + 1), kind: member.slice(0, colon) as ListKind, ttlMs: ttlMs < 0 ? null : ttlMs });
+      }
+      return entries;
+    },
+    copyEntry: async (client) => {
+      if (routeScopes.length === 0) return 0;
+      const before = await read(client);
+      if (before.value === "") return 0;
+      const wrote = await every(copies(client).map((copy) => call(setEntryIfAbsent, copy, [before.value, ttlArg(before.ttlMs)], isFlag)));
+      const written = copies(client).filter((_, i) => wrote[i] === 1);
+      if ((await read(client)).value === before.value) return written.length;
+      // Removed or replaced meanwhile: the admin API's own copy writes follow its write of the entry, so undo ours.
+      await every(written.map((copy) => remove(copy, before.value)));
+      return 0;
+    },
+    setTier: async (client, tier) => {
+      await set(key("tier", client), tier);
+    },
     deleteTier: (client) => remove(key("tier", client), ""),
   };
 }
+
+const isFlag = (reply: unknown) => reply === 0 || reply === 1;
+const isEntryReply = (reply: unknown) => Array.isArray(reply) && reply.length === 2 && typeof reply[0] === "string" && Number.isInteger(reply[1]);
+const isIndexReply = (reply: unknown) =>
+  Array.isArray(reply) &&
+  reply.length % 2 === 0 &&
+  reply.every((item, i) => (i % 2 === 0 ? typeof item === "string" && /^(allow|deny):/.test(item) : Number.isInteger(item)));
 
 /** Waits for every write (each key may sit on another cluster node), then throws the first failure. */
 async function every<T>(writes: Promise<T>[]): Promise<T[]> {

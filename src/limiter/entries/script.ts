@@ -23,3 +23,74 @@ return redis.call("DEL", KEYS[1])
   /** SHA1 of the source, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
   sha1: "a1357ef10074118ba20340f7ade3c2c09f9d5fb3",
 };
+
+/**
+ * KEYS[1] = the client's copy of its entry on a multi-key route; ARGV: the value, then its TTL in ms
+ * ("" for none). Writes only a missing copy (NX): a copy that exists was written by the admin API
+ * with its entry, later than anything this call read. Replies 1 when written, else 0.
+ */
+export const setEntryIfAbsent = {
+  source: `#!lua flags=allow-key-locking
+if ARGV[2] == "" then return redis.call("SET", KEYS[1], ARGV[1], "NX") and 1 or 0 end
+return redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2], "NX") and 1 or 0
+`,
+  /** SHA1 of the source, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
+  sha1: "bd10969fe19798db33ec975cfcdca301e68e0833",
+};
+
+/** KEYS[1] = the client's own entry. Replies {value or "", PTTL}: PTTL -1 for no TTL, -2 when absent. */
+export const readEntry = {
+  source: `#!lua flags=allow-key-locking
+return {redis.call("GET", KEYS[1]) or "", redis.call("PTTL", KEYS[1])}
+`,
+  /** SHA1 of the source, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
+  sha1: "1d5494196e98837bb26c3186ac40bac38d7e2dd1",
+};
+
+/**
+ * KEYS[1] = the index of list entries, a sorted set of `<kind>:<client>` scored by when the entry
+ * expires (Redis's clock, as PX counts it; +inf for none). ARGV: the client, the kind, the TTL in ms
+ * ("" for none). Drops what has expired, then the client's other entry, then adds this one: the
+ * index holds at most one entry per client, and no expired ones past the last write.
+ */
+export const indexEntry = {
+  source: `#!lua flags=allow-key-locking
+local t = redis.call("TIME")
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+redis.call("ZREMRANGEBYSCORE", KEYS[1], "-inf", string.format("%.0f", now))
+redis.call("ZREM", KEYS[1], "allow:" .. ARGV[1], "deny:" .. ARGV[1])
+local score = ARGV[3] == "" and "+inf" or string.format("%.0f", now + tonumber(ARGV[3]))
+return redis.call("ZADD", KEYS[1], score, ARGV[2] .. ":" .. ARGV[1])
+`,
+  /** SHA1 of the source, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
+  sha1: "e4c7c91571079b95d61eaa2d643b0d9f829f9742",
+};
+
+/** KEYS[1] = the index; ARGV[1]: the `<kind>:<client>` to drop. Replies 1 or 0. */
+export const unindexEntry = {
+  source: `#!lua flags=allow-key-locking
+return redis.call("ZREM", KEYS[1], ARGV[1])
+`,
+  /** SHA1 of the source, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
+  sha1: "4a1217e091aec084dcaccf147094d2c8c80fc4b7",
+};
+
+/**
+ * KEYS[1] = the index; ARGV: how many unexpired entries to skip, then how many to read. Replies
+ * {`<kind>:<client>`, ms left (-1 for none), …} in order of expiry, the unexpiring last.
+ */
+export const readIndex = {
+  source: `#!lua flags=allow-key-locking
+local t = redis.call("TIME")
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local found = redis.call("ZRANGEBYSCORE", KEYS[1], "(" .. string.format("%.0f", now), "+inf", "WITHSCORES", "LIMIT", ARGV[1], ARGV[2])
+local out = {}
+for i = 1, #found, 2 do
+  out[#out + 1] = found[i]
+  out[#out + 1] = found[i + 1] == "inf" and -1 or tonumber(found[i + 1]) - now
+end
+return out
+`,
+  /** SHA1 of the source, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
+  sha1: "81053b0cf9a03c6658164f30b38c350a22e69edb",
+};

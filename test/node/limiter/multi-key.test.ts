@@ -99,11 +99,15 @@ describe("list entries on a route whose rules count different clients", () => {
     expect(await decide("10.0.0.9", "key:y")).toMatchObject({ allowed: true, reason: "allow-list" });
   });
 
-  it("Should write the client's own entry and the route's copy, and remove both", async () => {
+  it("Should write the client's own entry, the route's copy and the index, and remove all three", async () => {
     const { redis } = both();
     const entries = createClientEntries(h.runner, redis.prefix, [SCOPE]);
     await entries.setList("10.0.0.7", "deny", 60_000);
-    expect(await h.keys(redis.prefix)).toEqual([`${redis.prefix}:list:{10.0.0.7}`, `${redis.prefix}:list:{route:${SCOPE}}:10.0.0.7`]);
+    expect(await h.keys(redis.prefix)).toEqual([
+      `${redis.prefix}:list-index`,
+      `${redis.prefix}:list:{10.0.0.7}`,
+      `${redis.prefix}:list:{route:${SCOPE}}:10.0.0.7`,
+    ]);
     expect(await entries.deleteList("10.0.0.7", "deny")).toBe(true);
     expect(await h.keys(redis.prefix)).toEqual([]);
     expect(await entries.deleteList("10.0.0.7", "deny")).toBe(false);

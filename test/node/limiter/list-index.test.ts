@@ -1,0 +1,112 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClientEntries, createLimiter } from "../../../src/limiter/index.ts";
+import { setEntryIfAbsent } from "../../../src/limiter/entries/script.ts";
+import type { Rule, ScriptRunner } from "../../../src/limiter/types.ts";
+import { startHarness, T0, type Harness } from "./harness.ts";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+
+const RULES: Rule[] = [
+  { name: "per-ip", algorithm: "fixed-window", limit: 5, windowMs: 60_000 },
+  { name: "per-key", algorithm: "fixed-window", limit: 5, windowMs: 60_000 },
+];
+
+/** A route "api" counting addresses and keys, decided on Redis, and the entries as two deploys see them: before the route existed, and after. */
+function setup(runner: ScriptRunner = h.runner) {
+  const prefix = h.prefix();
+  const limiter = createLimiter(RULES, { runner: h.runner, prefix });
+  const before = createClientEntries(h.runner, prefix, []);
+  const after = createClientEntries(runner, prefix, ["api"]);
+  const decide = (ip: string, key = "key:k") => limiter.limit({ client: ip, clients: [ip, key], scope: "api", now: T0 });
+  return { prefix, before, after, decide };
+}
+
+describe("the index of dynamic list entries", () => {
+  it("Should list every unexpired entry once, with its kind and time left, soonest to expire first and the unexpiring last", async () => {
+    const { before: entries } = setup();
+    await entries.setList("10.0.0.1", "allow");
+    await entries.setList("10.0.0.2", "deny", 60_000);
+    await entries.setList("10.0.0.3", "deny", 30);
+    await entries.setList("key:abc", "deny", 30_000);
+    await entries.setList("10.0.0.1", "deny");
+    await sleep(60);
+    const listed = await entries.listEntries(0, 10);
+    expect(listed.map(({ client, kind }) => `${kind} ${client}`)).toEqual(["deny key:abc", "deny 10.0.0.2", "deny 10.0.0.1"]);
+    expect(listed[0]!.ttlMs).toBeGreaterThan(29_000);
+    expect(listed[0]!.ttlMs).toBeLessThanOrEqual(30_000);
+    expect(listed[2]!.ttlMs).toBeNull();
+    expect(await entries.listEntries(1, 1)).toMatchObject([{ client: "10.0.0.2" }]);
+    expect(await entries.listEntries(3, 10)).toEqual([]);
+  });
+
+  it("Should drop an entry from the index when it is removed, but not when the other list is named", async () => {
+    const { before: entries } = setup();
+    await entries.setList("10.0.0.4", "deny");
+    expect(await entries.deleteList("10.0.0.4", "allow")).toBe(false);
+    expect(await entries.listEntries(0, 10)).toMatchObject([{ client: "10.0.0.4", kind: "deny" }]);
+    expect(await entries.deleteList("10.0.0.4", "deny")).toBe(true);
+    expect(await entries.listEntries(0, 10)).toEqual([]);
+  });
+});
+
+describe("copying entries to a multi-key route added after they were written", () => {
+  it("Should deny on the new route once copied, for the entry's time left, and copy nothing twice", async () => {
+    const { prefix, before, after, decide } = setup();
+    await before.setList("key:spent", "deny", 60_000);
+    expect(await decide("10.0.0.5", "key:spent")).toMatchObject({ allowed: true });
+    expect(await after.copyEntry("key:spent")).toBe(1);
+    expect(await decide("10.0.0.5", "key:spent")).toMatchObject({ allowed: false, reason: "deny-list" });
+    const ttl = await h.redis.pttl(`${prefix}:list:{route:api}:key:spent`);
+    expect(ttl).toBeGreaterThan(50_000);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+    expect(await after.copyEntry("key:spent")).toBe(0);
+    expect(await after.copyEntry("10.0.0.99")).toBe(0);
+  });
+
+  it("Should leave no copy of an entry removed while its copy was being written", async () => {
+    const { prefix, after, decide } = setup(
+      racing(async (operator) => {
+        await operator.deleteList("10.0.0.6", "deny");
+      }),
+    );
+    await createClientEntries(h.runner, prefix, []).setList("10.0.0.6", "deny");
+    expect(await after.copyEntry("10.0.0.6")).toBe(0);
+    expect(await h.keys(prefix)).toEqual([]);
+    expect(await decide("10.0.0.6")).toMatchObject({ allowed: true, rules: [{ remaining: 4 }, { remaining: 4 }] });
+  });
+
+  it("Should keep the operator's new entry when it replaced the one being copied", async () => {
+    const { prefix, after, decide } = setup(
+      racing(async (operator) => {
+        await operator.setList("10.0.0.7", "allow");
+      }),
+    );
+    await createClientEntries(h.runner, prefix, []).setList("10.0.0.7", "deny");
+    expect(await after.copyEntry("10.0.0.7")).toBe(0);
+    expect(await decide("10.0.0.7")).toMatchObject({ allowed: true, reason: "allow-list" });
+  });
+
+  /**
+   * A runner whose first missing-copy write waits for `operator` (the admin API of another isolate,
+   * on the same prefix) to act on the entry: the race a copy must survive.
+   */
+  function racing(act: (operator: ReturnType<typeof createClientEntries>) => Promise<void>): ScriptRunner {
+    let raced = false;
+    return {
+      evalsha: async (sha1, keys, args) => {
+        if (sha1 === setEntryIfAbsent.sha1 && !raced) {
+          raced = true;
+          const prefix = keys[0]!.slice(0, keys[0]!.indexOf(":"));
+          await act(createClientEntries(h.runner, prefix, ["api"]));
+        }
+        return h.runner.evalsha(sha1, keys, args);
+      },
+      eval: (script, keys, args) => h.runner.eval(script, keys, args),
+    };
+  }
+});
