@@ -22,15 +22,19 @@ describe("the admin CLI's arguments", () => {
     });
   });
 
-  it("Should read config without a client, and treat --help as a request for the usage even without a token", () => {
+  it("Should read config and lists without a client, and treat --help as a request for the usage even without a token", () => {
     expect(parseAdminArgs(["config"], env)?.command).toEqual({ name: "config" });
+    expect(parseAdminArgs(["lists"], env)?.command).toEqual({ name: "lists" });
+    expect(parseAdminArgs(["lists", "--copy"], env)?.command).toEqual({ name: "lists", copy: true });
+    expect(() => parseAdminArgs(["deny", "203.0.113.7", "--copy"], env)).toThrow("deny: --copy only applies to lists");
+    expect(() => parseAdminArgs(["lists", "203.0.113.7"], env)).toThrow('lists: unexpected argument "203.0.113.7"');
     expect(parseAdminArgs(["status", "--help"], {})).toBeUndefined();
     expect(parseAdminArgs(["-h"], {})).toBeUndefined();
   });
 
   it.each([
-    [[], "missing command (expected status, reset, deny, allow, tier, config)"],
-    [["stats", "1.2.3.4"], 'unknown command "stats" (expected status, reset, deny, allow, tier, config)'],
+    [[], "missing command (expected status, reset, deny, allow, tier, lists, config)"],
+    [["stats", "1.2.3.4"], 'unknown command "stats" (expected status, reset, deny, allow, tier, lists, config)'],
     [["status"], "status: missing <client> (an IP address or client id; with --key, the raw key header value)"],
     [["reset", ""], "reset: missing <client> (an IP address or client id; with --key, the raw key header value)"],
     [["status", "1.2.3.4", "5.6.7.8"], 'status: unexpected argument "5.6.7.8"'],

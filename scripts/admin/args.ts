@@ -20,6 +20,7 @@ export type Command =
   | { name: "deny" | "allow"; target: Target; ttlSeconds?: number; remove?: true }
   | { name: "tier"; target: Target; tier: string }
   | { name: "tier"; target: Target; remove: true }
+  | { name: "lists"; copy?: true; offset?: number }
   | { name: "config" };
 
 /** What the CLI runs. */
@@ -49,18 +50,21 @@ export const USAGE = `Usage: ratewall-admin <command> [--url http://127.0.0.1:87
   allow <client> [--ttl SECONDS] [--key]   lets the client through every route uncounted, until removed or for SECONDS
   tier <client> <tier> [--key]             puts the client on a tier of TIERS
   deny|allow|tier <client> --remove        takes the entry away again
+  lists                                    every deny and allow entry, soonest to expire first
+  lists --copy                             copies the entries to multi-key routes deployed after them
   config                                   the Worker's effective settings (secrets redacted)
   <client> is an IP address or client id; with --key it is the raw key header value.
   The token comes from ${TOKEN_VARIABLE} (the Worker's ADMIN_TOKEN; npm start prints one).
   In a clone of the repository: npm run admin -- <command> [flags].`;
 
-const COMMANDS = ["status", "reset", "deny", "allow", "tier", "config"] as const;
+const COMMANDS = ["status", "reset", "deny", "allow", "tier", "lists", "config"] as const;
 /** The commands each flag that names a part of a command applies to, for the usage error. */
 const FLAG_COMMANDS = {
   route: ["status", "reset"],
   key: ["status", "reset", "deny", "allow", "tier"],
   ttl: ["deny", "allow"],
   remove: ["deny", "allow", "tier"],
+  copy: ["lists"],
 } as const;
 
 /**
@@ -82,6 +86,7 @@ export function parseAdminArgs(argv: string[], env: Record<string, string | unde
         key: { type: "boolean" },
         ttl: { type: "string" },
         remove: { type: "boolean" },
+        copy: { type: "boolean" },
         json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -102,16 +107,20 @@ function isCommandName(name: string): name is (typeof COMMANDS)[number] {
   return (COMMANDS as readonly string[]).includes(name);
 }
 
-function readCommand(name: (typeof COMMANDS)[number], rest: string[], values: { route?: string; key?: boolean; ttl?: string; remove?: boolean }): Command {
+function readCommand(
+  name: (typeof COMMANDS)[number],
+  rest: string[],
+  values: { route?: string; key?: boolean; ttl?: string; remove?: boolean; copy?: boolean },
+): Command {
   for (const flag of Object.keys(FLAG_COMMANDS) as Array<keyof typeof FLAG_COMMANDS>) {
     const takers: readonly string[] = FLAG_COMMANDS[flag];
     if (values[flag] !== undefined && !takers.includes(name)) {
       throw new AdminUsageError(`${name}: --${flag} only applies to ${takers.join(", ").replace(/, ([^,]+)$/, " and $1")}`);
     }
   }
-  if (name === "config") {
-    if (rest.length > 0) throw new AdminUsageError(`config: unexpected argument "${rest[0]}"`);
-    return { name };
+  if (name === "config" || name === "lists") {
+    if (rest.length > 0) throw new AdminUsageError(`${name}: unexpected argument "${rest[0]}"`);
+    return name === "lists" && values.copy ? { name, copy: true } : { name };
   }
   const [value, ...more] = rest;
   if (value === undefined || value === "") {

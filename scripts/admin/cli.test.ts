@@ -4,12 +4,16 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CONFIG, RESET, STATUS } from "./fixtures.ts";
-import { formatConfig, formatList, formatReset, formatStatus, formatTier } from "./format.ts";
+import { formatConfig, formatList, formatLists, formatReset, formatStatus, formatTier } from "./format.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const TSX = fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url));
 const TOKEN = "a".repeat(64);
 const ROUTES = ["api", "example.com/health"];
+const LISTED = [
+  { client: "203.0.113.7", list: "deny", ttlSeconds: 600 },
+  { client: "key:5d1c", list: "allow", ttlSeconds: null },
+] as const;
 
 interface Seen {
   method: string;
@@ -39,6 +43,10 @@ function fakeWorker(seen: Seen[], state: { origin?: "html" | "echo" }): Server {
     if (url.pathname === "/__ratewall/status") return answer(200, STATUS);
     if (url.pathname === "/__ratewall/reset") return answer(200, RESET);
     if (url.pathname === "/__ratewall/config") return answer(200, CONFIG);
+    // Two pages of entries, or of copies, so that the CLI has to follow `next`.
+    const page = Number(url.searchParams.get("offset") ?? "0");
+    if (url.pathname === "/__ratewall/lists") return answer(200, { entries: [LISTED[page]!], next: page === 0 ? 1 : null });
+    if (url.pathname === "/__ratewall/lists/copy") return answer(200, { routes: ["api"], entries: page === 0 ? 3 : 1, copied: 1, next: page === 0 ? 3 : null });
     const client = url.searchParams.get("client") ?? url.searchParams.get("key")!;
     const list = url.pathname.slice("/__ratewall/".length);
     if ((list === "deny" || list === "allow") && request.method === "POST") {
@@ -114,6 +122,25 @@ describe("npm run admin against a Worker", () => {
     expect(allowed.stdout).toBe("allowed (uncounted) client key 42 on every route until removed\n");
     expect(tiered.stdout).toBe(`${formatTier({ client: "203.0.113.7", tier: "pro" })}\n`);
     expect(untiered).toEqual({ code: 0, stdout: "client 203.0.113.7 had no tier\n", stderr: "" });
+  }, 30_000);
+
+  it("Should GET every page of the list entries and print them as one table, or as one JSON answer with --json", async () => {
+    const table = await runCli(["lists", "--url", url], withToken);
+    const json = await runCli(["lists", "--json", "--url", url], withToken);
+    expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual([
+      "GET /__ratewall/lists",
+      "GET /__ratewall/lists?offset=1",
+      "GET /__ratewall/lists",
+      "GET /__ratewall/lists?offset=1",
+    ]);
+    expect(table).toEqual({ code: 0, stdout: `${formatLists([...LISTED])}\n`, stderr: "" });
+    expect(JSON.parse(json.stdout)).toEqual({ entries: LISTED, next: null });
+  }, 30_000);
+
+  it("Should POST every page of the copies and print their sum", async () => {
+    const result = await runCli(["lists", "--copy", "--url", url], withToken);
+    expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual(["POST /__ratewall/lists/copy", "POST /__ratewall/lists/copy?offset=3"]);
+    expect(result).toEqual({ code: 0, stdout: "wrote 2 copies of 4 entries to route api (the rest were there already)\n", stderr: "" });
   }, 30_000);
 
   it("Should GET the config and print it as a listing, or the JSON as received with --json", async () => {

@@ -7,9 +7,9 @@
  * RATEWALL_ADMIN_TOKEN=… npm run admin -- status 203.0.113.7 --route api
  */
 import { AdminUsageError, parseAdminArgs, USAGE, type Command } from "./args.ts";
-import { type ListAnswer, readAnswer, type ResetAnswer, type StatusAnswer, type TierAnswer } from "./answers.ts";
+import { type CopyAnswer, type ListAnswer, type ListsAnswer, readAnswer, type ResetAnswer, type StatusAnswer, type TierAnswer } from "./answers.ts";
 import { callAdmin } from "./client.ts";
-import { formatConfig, formatList, formatProblem, formatReset, formatStatus, formatTier } from "./format.ts";
+import { formatConfig, formatCopy, formatList, formatLists, formatProblem, formatReset, formatStatus, formatTier } from "./format.ts";
 
 async function main(): Promise<number> {
   const args = parseAdminArgs(process.argv.slice(2), process.env);
@@ -17,20 +17,46 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const answer = await callAdmin(args.url, args.token, args.command);
+  const { command } = args;
+  if (command.name === "lists") return lists(args.url, args.token, command, args.json);
+  const answer = await call(args.url, args.token, command);
+  if (!answer) return 1;
+  console.log(args.json ? answer.text.trimEnd() : render(command, answer.body));
+  return 0;
+}
+
+/** The answer, parsed and as received, or undefined once the refusal or the wrong answer is printed. */
+async function call(url: string, token: string, command: Command): Promise<{ body: Record<string, unknown>; text: string } | undefined> {
+  const answer = await callAdmin(url, token, command);
   if (answer.status < 200 || answer.status > 299) {
     console.error(formatProblem(answer.status, answer.statusText, answer.body, answer.retryAfter));
-    return 1;
+    return undefined;
   }
-  const body = readAnswer(args.command.name, answer.contentType, answer.body);
-  if (!body) {
-    // Without ADMIN_TOKEN the Worker has no admin API, and the path goes to the origin like any other.
-    console.error(
-      `ratewall admin: ${args.url} answered ${answer.status} with ${answer.contentType || "no content type"}, not the admin API's ${args.command.name} JSON (is ADMIN_TOKEN set on the Worker?)`,
-    );
-    return 1;
+  const body = readAnswer(command.name, answer.contentType, answer.body);
+  // Without ADMIN_TOKEN the Worker has no admin API, and the path goes to the origin like any other.
+  if (body) return { body, text: answer.body };
+  console.error(
+    `ratewall admin: ${url} answered ${answer.status} with ${answer.contentType || "no content type"}, not the admin API's ${command.name} JSON (is ADMIN_TOKEN set on the Worker?)`,
+  );
+  return undefined;
+}
+
+/** Every page of `lists` (or of `lists --copy`), printed as one answer. */
+async function lists(url: string, token: string, command: Extract<Command, { name: "lists" }>, json: boolean): Promise<number> {
+  const entries: ListsAnswer["entries"] = [];
+  const copies: CopyAnswer = { routes: [], entries: 0, copied: 0, next: null };
+  let offset: number | null = 0;
+  while (offset !== null) {
+    const body: Record<string, unknown> | undefined = (await call(url, token, { ...command, offset }))?.body;
+    if (!body) return 1;
+    if (command.copy) {
+      const page = body as unknown as CopyAnswer;
+      Object.assign(copies, { routes: page.routes, entries: copies.entries + page.entries, copied: copies.copied + page.copied });
+    } else entries.push(...(body as unknown as ListsAnswer).entries);
+    offset = (body as { next: number | null }).next;
   }
-  console.log(args.json ? answer.body.trimEnd() : render(args.command, body));
+  const whole = command.copy ? copies : { entries, next: null };
+  console.log(json ? JSON.stringify(whole) : command.copy ? formatCopy(copies) : formatLists(entries));
   return 0;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CONFIG, STATUS } from "./fixtures.ts";
-import { formatConfig, formatList, formatProblem, formatReset, formatStatus, formatTier } from "./format.ts";
+import { formatConfig, formatCopy, formatList, formatLists, formatProblem, formatReset, formatStatus, formatTier } from "./format.ts";
 import { table, waitText, windowText } from "./table.ts";
 
 describe("the admin CLI's tables", () => {
@@ -159,5 +159,22 @@ describe("the admin CLI's layout helpers", () => {
     expect(formatTier({ client: "203.0.113.7", tier: "pro" })).toBe("client 203.0.113.7 is on tier pro (on every route with tiers)");
     expect(formatTier({ client: "203.0.113.7", deleted: true })).toBe("removed client 203.0.113.7's tier: each route's default tier applies");
     expect(formatTier({ client: "203.0.113.7", deleted: false })).toBe("client 203.0.113.7 had no tier");
+  });
+
+  it("Should list the entries as a table with when each expires, and say so when there are none", () => {
+    expect(formatLists([]).split("\n")).toEqual(["no client is on the deny or allow list"]);
+    expect(
+      formatLists([
+        { client: "203.0.113.7", list: "deny", ttlSeconds: 600 },
+        { client: "key:5d1c", list: "allow", ttlSeconds: null },
+      ]).split("\n"),
+    ).toEqual(["client       list   expires in", "203.0.113.7  deny   10 min", "key:5d1c     allow  never"]);
+  });
+
+  it("Should say how many copies were written, and that none are needed without a multi-key route", () => {
+    expect(formatCopy({ routes: [], entries: 0, copied: 0, next: null })).toBe("no route counts several keys: entries need no copies");
+    expect(formatCopy({ routes: ["api", "v2"], entries: 1, copied: 0, next: null })).toBe(
+      "wrote 0 copies of 1 entry to routes api, v2 (every copy was there already)",
+    );
   });
 });

@@ -3,7 +3,7 @@
  * contract; fields it may grow are printed generically (JSON) rather than refused, so that a newer
  * Worker does not break an older CLI.
  */
-import type { ConfigAnswer, ListAnswer, ResetAnswer, StatusAnswer, TierAnswer } from "./answers.ts";
+import type { ConfigAnswer, CopyAnswer, ListAnswer, ListsAnswer, ResetAnswer, StatusAnswer, TierAnswer } from "./answers.ts";
 import { table, waitText, windowText } from "./table.ts";
 
 /**
@@ -73,6 +73,36 @@ export function formatList(answer: ListAnswer): string {
   const how = list === "deny" ? "denied" : "allowed (uncounted)";
   const until = answer.ttlSeconds === null ? "until removed" : `for ${windowText(answer.ttlSeconds * 1000)}`;
   return `${how} client ${client} on every route ${until}`;
+}
+
+/**
+ * Every list entry (all pages' `entries`) as a table, soonest to expire first.
+ *
+ * @example
+ * formatLists([{ client: "203.0.113.7", list: "deny", ttlSeconds: 600 }, { client: "key:5d1c…", list: "allow", ttlSeconds: null }]);
+ * // client       list   expires in
+ * // 203.0.113.7  deny   10 min
+ * // key:5d1c…    allow  never
+ */
+export function formatLists(entries: ListsAnswer["entries"]): string {
+  if (entries.length === 0) return "no client is on the deny or allow list";
+  const rows = entries.map(({ client, list, ttlSeconds }) => [client, list, ttlSeconds === null ? "never" : waitText(ttlSeconds * 1000)]);
+  return table([{ heading: "client" }, { heading: "list" }, { heading: "expires in" }], rows);
+}
+
+/**
+ * The copy answers (all pages' counts summed) as one line.
+ *
+ * @example
+ * formatCopy({ routes: ["api"], entries: 12, copied: 3, next: null });
+ * // "wrote 3 copies of 12 entries to route api (the rest were there already)"
+ */
+export function formatCopy(answer: CopyAnswer): string {
+  if (answer.routes.length === 0) return "no route counts several keys: entries need no copies";
+  const routes = `${answer.routes.length === 1 ? "route" : "routes"} ${answer.routes.join(", ")}`;
+  const rest =
+    answer.copied === 0 ? " (every copy was there already)" : answer.copied < answer.entries * answer.routes.length ? " (the rest were there already)" : "";
+  return `wrote ${answer.copied} ${answer.copied === 1 ? "copy" : "copies"} of ${answer.entries} ${answer.entries === 1 ? "entry" : "entries"} to ${routes}${rest}`;
 }
 
 /**
