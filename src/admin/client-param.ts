@@ -1,31 +1,42 @@
 /**
  * @module The client an admin request names, identified exactly as a request of that client
  * would be (src/keys/identify.ts): `client=<address>` is normalized (IPv6 grouped by
- * `IPV6_SUBNET`, IPv4-mapped IPv6 as IPv4); `key=<raw value>` is hashed like a header key.
+ * `IPV6_SUBNET`, IPv4-mapped IPv6 as IPv4), or taken as is when it is an identifier as the logs
+ * print it (`key:<hash>`, `cookie:<hash>`, `asn:13335`, …); `key=<raw value>` is hashed as the
+ * route's key source hashes it.
  */
 import { clientIp } from "../keys/ip.ts";
 import { MAX_KEY_LENGTH, sha256Hex, UNKNOWN_CLIENT } from "../keys/identify.ts";
+
+/** The identifiers src/keys/identify.ts builds for clients that are not addresses. */
+const IDENTIFIER = /^(?:(?:key|cookie|query|multi):[0-9a-f]{32}|asn:[1-9][0-9]{0,9}|country:[A-Z0-9]{2})$/;
 
 /** The client id, or why the query names none. */
 export type ClientParam = { client: string } | { error: string };
 
 /**
- * Reads `client` or `key` from an admin request's query.
+ * Reads `client` or `key` from an admin request's query; `keyPrefix` is what a hashed `key=`
+ * value is prefixed with: `key` for a header (the default), `cookie` or `query` on a route keyed so.
  *
  * @example
  * await readClientParam(new URLSearchParams("client=2001:db8::1"), 64); // { client: "2001:db8::/64" }
  * await readClientParam(new URLSearchParams("key=sk_live_1"), 64); // { client: "key:5d1c…" }
+ * await readClientParam(new URLSearchParams("key=abc"), 64, "cookie"); // { client: "cookie:ba78…" }
+ * await readClientParam(new URLSearchParams("client=cookie:ba7816bf8f01cfea414140de5dae2223"), 64); // taken as is
  */
-export async function readClientParam(query: URLSearchParams, ipv6Subnet: number): Promise<ClientParam> {
+export async function readClientParam(query: URLSearchParams, ipv6Subnet: number, keyPrefix = "key"): Promise<ClientParam> {
   const address = query.get("client");
   const key = query.get("key");
   if ((address === null) === (key === null)) return { error: 'Give exactly one of "client" (an IP address) and "key" (a raw key value).' };
   if (key !== null) {
     if (key === "" || key.length > MAX_KEY_LENGTH) return { error: `Invalid key: expected 1 to ${MAX_KEY_LENGTH} characters, got ${key.length}.` };
-    return { client: `key:${await sha256Hex(key)}` };
+    return { client: `${keyPrefix}:${await sha256Hex(key)}` };
   }
   // `unknown` is the bucket of clients without a usable address: an operator may reset it too.
-  if (address === UNKNOWN_CLIENT) return { client: UNKNOWN_CLIENT };
+  if (address === UNKNOWN_CLIENT || IDENTIFIER.test(address!)) return { client: address! };
   const client = clientIp(address!, ipv6Subnet);
-  return client === undefined ? { error: `Invalid client ${JSON.stringify(address!.slice(0, 100))}: expected an IPv4 or IPv6 address.` } : { client };
+  if (client !== undefined) return { client };
+  return {
+    error: `Invalid client ${JSON.stringify(address!.slice(0, 100))}: expected an IPv4 or IPv6 address, or an identifier as the logs print it (key:<32 hex digits>, …).`,
+  };
 }

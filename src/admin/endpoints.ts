@@ -7,6 +7,7 @@ import { problemJson } from "../answers.ts";
 import { blockKey } from "../block-cache.ts";
 import { formatKeySource } from "../config/key-source.ts";
 import type { Settings } from "../config/types.ts";
+import { clientPrefixOf } from "../keys/identify.ts";
 import { countsClient } from "../keys/rule-sources.ts";
 import type { ListKind } from "../limiter/index.ts";
 import type { CompiledRoute, Runtime } from "../middleware/rate-limit/runtime.ts";
@@ -173,8 +174,8 @@ function routeParam(runtime: Runtime, query: URLSearchParams): CompiledRoute | R
   return problemJson(404, `Unknown route ${JSON.stringify(name.slice(0, 200))} (routes: ${names}).`);
 }
 
-async function clientParam(runtime: Runtime, query: URLSearchParams): Promise<string | Response> {
-  const param = await readClientParam(query, runtime.settings.ipv6Subnet);
+async function clientParam(runtime: Runtime, query: URLSearchParams, keyPrefix?: string): Promise<string | Response> {
+  const param = await readClientParam(query, runtime.settings.ipv6Subnet, keyPrefix);
   return "error" in param ? problemJson(400, param.error) : param.client;
 }
 
@@ -186,9 +187,18 @@ async function clientParam(runtime: Runtime, query: URLSearchParams): Promise<st
 async function target(runtime: Runtime, query: URLSearchParams): Promise<{ route: CompiledRoute; client: string; counted?: string[] } | Response> {
   const route = routeParam(runtime, query);
   if (route instanceof Response) return route;
-  const client = await clientParam(runtime, query);
+  // On a route keyed by one cookie or query value, `key=` is that value: hashed with its prefix.
+  const source = route.identify.key;
+  const client = await clientParam(runtime, query, !route.perRule && (source.kind === "cookie" || source.kind === "query") ? source.kind : "key");
   if (client instanceof Response) return client;
-  if (!route.perRule) return { route, client };
+  if (!route.perRule) {
+    // An address is always counted (a keyed route falls back to it); an identifier only by a route keyed by its kind.
+    if (clientPrefixOf(client) === undefined || countsClient(source, client)) return { route, client };
+    return problemJson(
+      400,
+      `Route ${JSON.stringify(route.name)} counts clients by ${formatKeySource(source)}, not by this kind of client; "client" names an address or an identifier as the logs print it, "key" the raw value of the route's key.`,
+    );
+  }
   const { sources, ofRule } = route.perRule;
   const counted = route.settings.rules.filter((_, i) => countsClient(sources[ofRule[i]!]!.key, client)).map((rule) => rule.name);
   if (counted.length > 0) return { route, client, counted };

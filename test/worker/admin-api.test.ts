@@ -72,7 +72,10 @@ describe("the admin API: status", () => {
     const malformed = await t.admin("status?client=300.1.1.1");
     expect(malformed.status).toBe(400);
     expect(malformed.headers.get("content-type")).toBe("application/problem+json");
-    expect(await malformed.json()).toMatchObject({ status: 400, detail: 'Invalid client "300.1.1.1": expected an IPv4 or IPv6 address.' });
+    expect(await malformed.json()).toMatchObject({
+      status: 400,
+      detail: 'Invalid client "300.1.1.1": expected an IPv4 or IPv6 address, or an identifier as the logs print it (key:<32 hex digits>, …).',
+    });
     const unknown = await t.admin("status?client=192.0.2.7&route=lgoin");
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { detail: string }).detail).toBe('Unknown route "lgoin" (routes: "default", "login").');

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { testApp, uniqueIpv4, uniquePrefix } from "./helpers.ts";
+
+const ADMIN_TOKEN = "adm1n-t0ken-for-the-admin-client-tests-0123456789";
+const bearer = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+/** Routes keyed by a header, a cookie and the address, two requests a minute each. */
+function keyedApp() {
+  const t = testApp({
+    ADMIN_TOKEN,
+    ROUTES: [
+      { pattern: "*/hk/*", name: "hk", key: "header:x-api-key", rules: "2/1m" },
+      { pattern: "*/ck/*", name: "ck", key: "cookie:session", rules: "2/1m" },
+      { pattern: "*/ip/*", name: "ip", rules: "2/1m" },
+    ],
+  });
+  const admin = (path: string, method = "GET") => t.request(`/__ratewall/${path}`, { method, ip: "192.0.2.1", headers: bearer });
+  /** Sends requests until the first 429, and returns the client its refusal log names. */
+  const spend = async (path: string, headers: Record<string, string>) => {
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await t.get(path, uniqueIpv4(), headers)).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    return t.logs.filter((entry) => entry.event === "refusal").at(-1)!.client as string;
+  };
+  return { ...t, admin, spend };
+}
+
+describe("the admin API names a client as the logs do", () => {
+  it("Should show and reset the client a refusal log names, on a header-keyed route", async () => {
+    const t = keyedApp();
+    const apiKey = `sk_${uniquePrefix()}`;
+    const client = await t.spend("/hk/x", { "x-api-key": apiKey });
+    expect(client).toMatch(/^key:[0-9a-f]{32}$/);
+    expect(await (await t.admin(`status?client=${client}&route=hk`)).json()).toMatchObject({ client, rules: [{ remaining: 0 }] });
+    expect(await (await t.admin(`reset?client=${client}&route=hk`, "POST")).json()).toMatchObject({ deleted: 1 });
+    expect((await t.get("/hk/x", uniqueIpv4(), { "x-api-key": apiKey })).status).toBe(200);
+  });
+
+  it("Should hash key= as a cookie-keyed route hashes its cookie, so that status and reset find the counter the Worker spends", async () => {
+    const t = keyedApp();
+    const session = uniquePrefix();
+    const client = await t.spend("/ck/x", { cookie: `session=${session}` });
+    expect(client).toMatch(/^cookie:/);
+    expect(await (await t.admin(`status?key=${session}&route=ck`)).json()).toMatchObject({ client, rules: [{ remaining: 0 }] });
+    expect(await (await t.admin(`reset?key=${session}&route=ck`, "POST")).json()).toMatchObject({ deleted: 1 });
+    expect((await t.get("/ck/x", uniqueIpv4(), { cookie: `session=${session}` })).status).toBe(200);
+  });
+
+  it("Should deny the client a log names on every route, by its identifier", async () => {
+    const t = keyedApp();
+    const session = uniquePrefix();
+    const client = await t.spend("/ck/x", { cookie: `session=${session}` });
+    expect((await t.admin(`deny?client=${client}`, "POST")).status).toBe(200);
+    t.clock.now += 60_000; // a new window: the client would be admitted again, were it not denied
+    expect((await t.get("/ck/y", uniqueIpv4(), { cookie: `session=${session}` })).status).toBe(403);
+  });
+
+  it("Should refuse with a 400 naming the route's key a client the route cannot count", async () => {
+    const t = keyedApp();
+    const res = await t.admin("status?key=abc&route=ip");
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { detail: string }).detail).toBe(
+      'Route "ip" counts clients by ip, not by this kind of client; "client" names an address or an identifier as the logs print it, "key" the raw value of the route\'s key.',
+    );
+    expect((await t.admin("status?client=cookie:ba7816bf8f01cfea414140de5dae2223&route=hk")).status).toBe(400);
+    expect((await t.admin("status?client=key:not-a-hash&route=hk")).status).toBe(400);
+  });
+});
