@@ -71,6 +71,9 @@ function parseRoute(value: unknown, at: At, defaults: RouteDefaults): RouteSetti
   if (raw.tiers !== undefined && (unlimited || raw.rules !== undefined))
     fail(child(at, "tiers"), `a route with tiers takes its rules from TIERS (remove "${unlimited ? "unlimited" : "rules"}")`);
   if (!unlimited && raw.rules === undefined && raw.tiers === undefined) fail(at, 'missing key "rules" (or "tiers", or set "unlimited": true)');
+  // The route's algorithm is a default for its own rules; tier rules are shared by every route, so it could not apply to them.
+  if (raw.tiers !== undefined && raw.algorithm !== undefined)
+    fail(child(at, "algorithm"), 'a route with tiers takes its algorithm from TIERS (give a tier\'s rule an "algorithm", or set RATE_LIMIT_ALGORITHM)');
   const tiers = raw.tiers === undefined ? undefined : readTierChoice(raw.tiers, defaults.tiers, child(at, "tiers"));
   const origin = raw.origin === undefined ? defaults.origin : readUrl(raw.origin, child(at, "origin"));
   return {
