@@ -6,10 +6,7 @@
  * route's key source hashes it.
  */
 import { clientIp } from "../keys/ip.ts";
-import { MAX_KEY_LENGTH, sha256Hex, UNKNOWN_CLIENT } from "../keys/identify.ts";
-
-/** The identifiers src/keys/identify.ts builds for clients that are not addresses. */
-const IDENTIFIER = /^(?:(?:key|cookie|query|multi):[0-9a-f]{32}|asn:[1-9][0-9]{0,9}|country:[A-Z0-9]{2})$/;
+import { isIdentifier, MAX_KEY_LENGTH, sha256Hex, UNKNOWN_CLIENT } from "../keys/identify.ts";
 
 /** The client id, or why the query names none. */
 export type ClientParam = { client: string } | { error: string };
@@ -33,7 +30,7 @@ export async function readClientParam(query: URLSearchParams, ipv6Subnet: number
     return { client: `${keyPrefix}:${await sha256Hex(key)}` };
   }
   // `unknown` is the bucket of clients without a usable address: an operator may reset it too.
-  if (address === UNKNOWN_CLIENT || IDENTIFIER.test(address!)) return { client: address! };
+  if (address === UNKNOWN_CLIENT || isIdentifier(address!)) return { client: address! };
   const client = clientIp(address!, ipv6Subnet);
   if (client !== undefined) return { client };
   return {

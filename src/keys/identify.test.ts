@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { KeySource } from "../config/types.ts";
-import { identify, MAX_KEY_LENGTH, UNKNOWN_CLIENT } from "./identify.ts";
+import { identify, isIdentifier, MAX_KEY_LENGTH, UNKNOWN_CLIENT } from "./identify.ts";
 import { clientIp } from "./ip.ts";
 
 const byIp = { key: { kind: "ip" as const }, ipv6Subnet: 64, trustedProxies: 0 };
@@ -124,5 +124,27 @@ describe("identify", () => {
     expect(await identify(new Headers({ "user-agent": "curl" }), options)).toEqual({ client: UNKNOWN_CLIENT, warning: "missing-ip" });
     const long = "u".repeat(MAX_KEY_LENGTH + 1);
     expect(await identify(new Headers({ ...ip, "user-agent": long }), options)).toEqual({ client: "203.0.113.7", warning: "key-too-long" });
+  });
+
+  it("Should build, for every source but the address, an identifier the admin API takes as it is", async () => {
+    const headers = new Headers({ ...ip, "x-api-key": "k", cookie: "sid=s", "user-agent": "curl" });
+    const sources: KeySource[] = [
+      { kind: "header", name: "x-api-key" },
+      { kind: "cookie", name: "sid" },
+      { kind: "query", name: "api_key" },
+      { kind: "cf", field: "asn" },
+      { kind: "cf", field: "country" },
+      { kind: "composite", parts: [{ kind: "ip" }, { kind: "header", name: "user-agent" }] },
+    ];
+    for (const key of sources) {
+      const { client } = await identify(headers, by(key), { url: "https://example.com/?api_key=q", cf: { asn: 13335, country: "de" } });
+      expect(isIdentifier(client), client).toBe(true);
+    }
+    expect([isIdentifier("203.0.113.7"), isIdentifier("2001:db8::/64"), isIdentifier(UNKNOWN_CLIENT), isIdentifier("key:not-a-hash")]).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

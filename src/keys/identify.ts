@@ -79,6 +79,8 @@ export async function identify(headers: Headers, options: IdentifyOptions, reque
 
 /** The prefixes of every client that is not an address: {@link clientPrefix} of each kind of source. */
 const PREFIXED = /^(key|cookie|query|multi|asn|country):/;
+/** Every identifier {@link identify} builds for a client that is not an address, whole: a hash, an AS number or a country code after the prefix. */
+const IDENTIFIER = /^(?:(?:key|cookie|query|multi):[0-9a-f]{32}|asn:[1-9][0-9]{0,9}|country:[A-Z0-9]{2})$/;
 
 /**
  * The prefix of the clients `source` produces: `key` for a header, the field for `cf:` (`asn`,
@@ -114,6 +116,18 @@ export function clientPrefix(source: KeySource): string | undefined {
  */
 export function clientPrefixOf(client: string): string | undefined {
   return PREFIXED.exec(client)?.[1];
+}
+
+/**
+ * Whether `text` is an identifier as {@link identify} builds it for a client that is not an
+ * address, and as the logs print it: the admin API takes one as is.
+ *
+ * @example
+ * isIdentifier("key:5d1c2f0e9a8b7c6d5e4f3a2b1c0d9e8f") // true
+ * isIdentifier("key:not-a-hash") // false
+ */
+export function isIdentifier(text: string): boolean {
+  return IDENTIFIER.test(text);
 }
 
 function identifyIp(headers: Headers, { ipv6Subnet, trustedProxies }: IdentifyOptions): Identity {

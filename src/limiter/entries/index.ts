@@ -95,8 +95,9 @@ export function createClientEntries(runner: ScriptRunner, prefix: string, routeS
       if (routeScopes.length === 0) return 0;
       const before = await read(client);
       if (before.value === "") return 0;
-      const wrote = await every(copies(client).map((copy) => call(setEntryIfAbsent, copy, [before.value, ttlArg(before.ttlMs)], isFlag)));
-      const written = copies(client).filter((_, i) => wrote[i] === 1);
+      const missing = copies(client);
+      const wrote = await every(missing.map((copy) => call(setEntryIfAbsent, copy, [before.value, ttlArg(before.ttlMs)], isFlag)));
+      const written = missing.filter((_, i) => wrote[i] === 1);
       if ((await read(client)).value === before.value) return written.length;
       // Removed or replaced meanwhile: the admin API's own copy writes follow its write of the entry, so undo ours.
       await every(written.map((copy) => remove(copy, before.value)));
