@@ -24,7 +24,8 @@ export type ClientParam = { client: string } | { error: string };
 export async function readClientParam(query: URLSearchParams, ipv6Subnet: number, keyPrefix = "key"): Promise<ClientParam> {
   const address = query.get("client");
   const key = query.get("key");
-  if ((address === null) === (key === null)) return { error: 'Give exactly one of "client" (an IP address) and "key" (a raw key value).' };
+  if ((address === null) === (key === null))
+    return { error: 'Give exactly one of "client" (an IP address, or a client id as the logs print it) and "key" (a raw key value).' };
   if (key !== null) {
     if (key === "" || key.length > MAX_KEY_LENGTH) return { error: `Invalid key: expected 1 to ${MAX_KEY_LENGTH} characters, got ${key.length}.` };
     return { client: `${keyPrefix}:${await sha256Hex(key)}` };
