@@ -26,7 +26,7 @@ export const UNALLOWED: ListAnswer = { client: "203.0.113.7", list: "allow", del
 /** A client put on the `pro` tier. */
 export const TIER_SET: TierAnswer = { client: "203.0.113.7", tier: "pro" };
 
-/** Two routes and the default one, with a field the contract does not name (`future`). */
+/** Two routes and the default one, a tier, a global deny list, and a field the contract does not name (`future`). */
 export const CONFIG: ConfigAnswer = {
   redis: { url: "https://eu1.upstash.io", token: "[redacted]", timeoutMs: 500 },
   defaultRoute: {
@@ -34,9 +34,12 @@ export const CONFIG: ConfigAnswer = {
     scope: "",
     rules: [{ name: "default", algorithm: "fixed-window", limit: 100, windowMs: 60_000 }],
     unlimited: false,
-    key: { kind: "ip" },
+    key: "ip",
     cost: 1,
     mode: "enforce",
+    count: "all",
+    allow: [],
+    deny: [],
   },
   routes: [
     {
@@ -47,13 +50,42 @@ export const CONFIG: ConfigAnswer = {
         { name: "hourly", algorithm: "sliding-window", limit: 1_000, windowMs: 3_600_000 },
       ],
       unlimited: false,
-      key: { kind: "header", name: "x-api-key" },
+      key: "header:x-api-key",
       cost: 1,
       mode: "enforce",
       origin: "https://origin.example.com",
+      methods: ["GET", "POST"],
+      count: "all",
+      allow: ["ip:192.0.2.0/24"],
+      deny: [],
     },
-    { pattern: "example.com/health", scope: "example.com/health", rules: [], unlimited: true, key: { kind: "ip" }, cost: 1, mode: "shadow" },
+    {
+      pattern: "example.com/health",
+      scope: "example.com/health",
+      rules: [],
+      unlimited: true,
+      key: "ip",
+      cost: 1,
+      mode: "shadow",
+      count: "all",
+      allow: [],
+      deny: [],
+    },
+    {
+      pattern: "example.com/search",
+      scope: "example.com/search",
+      rules: [{ name: "default", algorithm: "fixed-window", limit: 10, windowMs: 60_000 }],
+      tiers: { defaultTier: "free", tiers: { free: [{ name: "default", algorithm: "fixed-window", limit: 10, windowMs: 60_000 }] } },
+      unlimited: false,
+      key: "ip",
+      cost: 1,
+      mode: "enforce",
+      count: [200],
+      allow: [],
+      deny: [],
+    },
   ],
+  tiers: { free: [{ name: "default", algorithm: "fixed-window", limit: 10, windowMs: 60_000 }] },
   failureMode: "open",
   keyPrefix: "rate",
   headers: "draft",
@@ -62,5 +94,7 @@ export const CONFIG: ConfigAnswer = {
   originTimeoutMs: 30_000,
   adminToken: "[redacted]",
   analytics: { client: "hashed" },
+  allow: [],
+  deny: ["country:T1", "ip:2001:db8::/32"],
   future: ["a", 1],
 };

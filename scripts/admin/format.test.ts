@@ -50,7 +50,7 @@ describe("the admin CLI's tables", () => {
     expect(formatReset({ client: "c1", route: "default", deleted: 0 })).toBe("reset client c1 on route default: nothing to delete (no counters in Redis)");
   });
 
-  it("Should print the config as dotted settings, then the routes with the default route last, and unknown fields as JSON", () => {
+  it("Should print the config as dotted settings, lists comma-separated and each tier's rules, then the routes with the default route last, with a column only for what some route sets", () => {
     expect(formatConfig(CONFIG)).toBe(
       [
         "setting           value",
@@ -65,13 +65,17 @@ describe("the admin CLI's tables", () => {
         "originTimeoutMs   30000",
         "adminToken        [redacted]",
         "analytics.client  hashed",
-        'future            ["a",1]',
+        "allow             -",
+        "deny              country:T1, ip:2001:db8::/32",
+        "future            a, 1",
+        "tiers.free        default 10/1m fixed-window",
         "",
         "routes",
-        "pattern               name                rules                                                             key               mode     cost  origin",
-        "api.example.com/v1/*  api                 burst 10/1s token-bucket burst 20, hourly 1000/1h sliding-window  header:x-api-key  enforce     1  https://origin.example.com",
-        "example.com/health    example.com/health  unlimited                                                         ip                shadow      1  -",
-        "*/*                   (default)           default 100/1m fixed-window                                       ip                enforce     1  -",
+        "pattern               name                rules                                                             key               mode     cost  origin                      methods    count  allow",
+        "api.example.com/v1/*  api                 burst 10/1s token-bucket burst 20, hourly 1000/1h sliding-window  header:x-api-key  enforce     1  https://origin.example.com  GET, POST  all    ip:192.0.2.0/24",
+        "example.com/health    example.com/health  unlimited                                                         ip                shadow      1  -                           -          all    -",
+        "example.com/search    example.com/search  by tier (TIERS), default free                                     ip                enforce     1  -                           -          200    -",
+        "*/*                   (default)           default 100/1m fixed-window                                       ip                enforce     1  -                           -          all    -",
       ].join("\n"),
     );
   });
@@ -82,7 +86,7 @@ describe("the admin CLI's tables", () => {
       scope: "",
       rules: [{ name: "default", algorithm: "gcra", limit: 5, windowMs: 1_500, jitter: true }],
       unlimited: false,
-      key: { kind: "cookie", name: "sid" },
+      key: "cookie:sid",
       cost: 2,
       mode: "enforce",
       weight: 3,
@@ -92,8 +96,8 @@ describe("the admin CLI's tables", () => {
         "setting  value",
         "",
         "routes",
-        "pattern  name       rules                              key                             mode     cost  weight",
-        '*/*      (default)  default 5/1500ms gcra jitter=true  {"kind":"cookie","name":"sid"}  enforce     2  3',
+        "pattern  name       rules                              key         mode     cost  weight",
+        "*/*      (default)  default 5/1500ms gcra jitter=true  cookie:sid  enforce     2  3",
       ].join("\n"),
     );
   });

@@ -117,12 +117,22 @@ export function formatTier(answer: TierAnswer): string {
   return answer.deleted ? `removed client ${answer.client}'s tier: each route's default tier applies` : `client ${answer.client} had no tier`;
 }
 
-const ROUTE_FIELDS = ["pattern", "scope", "rules", "unlimited", "key", "mode", "cost", "origin"];
+const ROUTE_FIELDS = ["pattern", "scope", "rules", "tiers", "unlimited", "key", "mode", "cost", "origin", "methods", "count", "allow", "deny"];
 const RULE_FIELDS = ["name", "algorithm", "limit", "windowMs", "burst"];
+/** Route fields printed as a column only when some route sets them: the defaults say nothing. */
+const OPTIONAL_COLUMNS: readonly { field: string; unset: (value: unknown) => boolean }[] = [
+  { field: "origin", unset: (value) => value === undefined },
+  { field: "methods", unset: (value) => value === undefined },
+  { field: "count", unset: (value) => value === undefined || value === "all" },
+  { field: "allow", unset: isEmptyList },
+  { field: "deny", unset: isEmptyList },
+];
 
 /**
- * The settings as `setting  value` lines (nested objects dotted), then a table of the routes in
- * declaration order with the default route (for unmatched requests) last.
+ * The settings as `setting  value` lines (nested objects dotted, lists comma-separated, each
+ * tier's rules as the routes' are), then a table of the routes in declaration order with the
+ * default route (for unmatched requests) last. Keys and list entries arrive as the settings write
+ * them (`cookie:sid`, `ip:10.0.0.0/8`).
  *
  * @example
  * formatConfig({ failureMode: "open", analytics: { client: "hashed" }, routes: [route], defaultRoute });
@@ -134,13 +144,14 @@ const RULE_FIELDS = ["name", "algorithm", "limit", "windowMs", "burst"];
  * // pattern  name  rules  key  mode  cost   (one row per route, then the default route)
  */
 export function formatConfig(config: ConfigAnswer): string {
-  const { routes, defaultRoute, ...rest } = config;
-  const settings = table([{ heading: "setting" }, { heading: "value" }], flatten(rest, ""));
+  const { routes, defaultRoute, tiers, ...rest } = config;
+  const tierRows = Object.entries(asRecord(tiers)).map(([name, rules]) => [`tiers.${name}`, rulesText(rules)]);
+  const settings = table([{ heading: "setting" }, { heading: "value" }], [...flatten(rest, ""), ...tierRows]);
   const all = [...(Array.isArray(routes) ? routes : []), ...(defaultRoute === undefined ? [] : [defaultRoute])].map(asRecord);
   if (all.length === 0) return settings;
+  const optional = OPTIONAL_COLUMNS.filter(({ field, unset }) => all.some((route) => !unset(route[field]))).map(({ field }) => field);
   // A field the contract does not name yet gets a column of its own, after the known ones.
   const extra = [...new Set(all.flatMap((route) => Object.keys(route)))].filter((name) => !ROUTE_FIELDS.includes(name));
-  const hasOrigin = all.some((route) => route.origin !== undefined);
   const columns = [
     { heading: "pattern" },
     { heading: "name" },
@@ -148,18 +159,16 @@ export function formatConfig(config: ConfigAnswer): string {
     { heading: "key" },
     { heading: "mode" },
     { heading: "cost", right: true },
-    ...(hasOrigin ? [{ heading: "origin" }] : []),
-    ...extra.map((heading) => ({ heading })),
+    ...[...optional, ...extra].map((heading) => ({ heading })),
   ];
   const rows = all.map((route) => [
     valueText(route.pattern),
     route.scope === "" ? "(default)" : valueText(route.scope),
-    route.unlimited === true ? "unlimited" : rulesText(route.rules),
-    keyText(route.key),
+    route.unlimited === true ? "unlimited" : route.tiers !== undefined ? tiersText(route.tiers) : rulesText(route.rules),
+    valueText(route.key),
     valueText(route.mode),
     valueText(route.cost),
-    ...(hasOrigin ? [valueText(route.origin)] : []),
-    ...extra.map((name) => valueText(route[name])),
+    ...[...optional, ...extra].map((name) => valueText(route[name])),
   ]);
   return `${settings}\n\nroutes\n${table(columns, rows)}`;
 }
@@ -201,17 +210,21 @@ function rulesText(rules: unknown): string {
     .join(", ");
 }
 
-function keyText(key: unknown): string {
-  const source = asRecord(key);
-  if (source.kind === "ip" && Object.keys(source).length === 1) return "ip";
-  if (source.kind === "header" && typeof source.name === "string" && Object.keys(source).length === 2) return `header:${source.name}`;
-  return valueText(key);
+/** A route with tiers: its tiers' rules are the settings' `tiers.<name>` rows. */
+function tiersText(tiers: unknown): string {
+  const { defaultTier } = asRecord(tiers);
+  return typeof defaultTier === "string" ? `by tier (TIERS), default ${defaultTier}` : valueText(tiers);
+}
+
+function isEmptyList(value: unknown): boolean {
+  return value === undefined || (Array.isArray(value) && value.length === 0);
 }
 
 function valueText(value: unknown): string {
   if (value === undefined || value === null) return "-";
   if (typeof value === "string") return value;
   if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (Array.isArray(value) && value.every((item) => typeof item === "string" || typeof item === "number")) return value.length === 0 ? "-" : value.join(", ");
   return JSON.stringify(value);
 }
 

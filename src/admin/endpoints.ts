@@ -6,24 +6,23 @@
 import { problemJson } from "../answers.ts";
 import { blockKey } from "../block-cache.ts";
 import { formatKeySource } from "../config/key-source.ts";
-import type { Settings } from "../config/types.ts";
 import { clientPrefixOf } from "../keys/identify.ts";
 import { countsClient } from "../keys/rule-sources.ts";
 import type { ListKind } from "../limiter/index.ts";
 import type { CompiledRoute, Runtime } from "../middleware/rate-limit/runtime.ts";
 import { readClientParam } from "./client-param.ts";
+import { configAnswer } from "./config-answer.ts";
 
 type Endpoint = (runtime: Runtime, query: URLSearchParams) => Promise<Response>;
 
 /** Long enough for any ban an operator means; a longer one is a typo. */
 const MAX_TTL_SECONDS = 366 * 24 * 3600;
-const REDACTED = "[redacted]";
 
 /** Every endpoint: path under `/__ratewall/` → method → handler. */
 export const ENDPOINTS: Readonly<Record<string, Readonly<Record<string, Endpoint>>>> = {
   status: { GET: status },
   reset: { POST: reset },
-  config: { GET: async (runtime) => Response.json(redactedSettings(runtime.settings)) },
+  config: { GET: async (runtime) => Response.json(configAnswer(runtime.settings)) },
   deny: { POST: (runtime, query) => putOnList(runtime, query, "deny"), DELETE: (runtime, query) => takeOffList(runtime, query, "deny") },
   allow: { POST: (runtime, query) => putOnList(runtime, query, "allow"), DELETE: (runtime, query) => takeOffList(runtime, query, "allow") },
   tier: { POST: setTier, DELETE: deleteTier },
@@ -212,9 +211,4 @@ async function target(runtime: Runtime, query: URLSearchParams): Promise<{ route
 /** On a multi-key route, the one identifier stands for each rule's client (only the counted rules' answers are used). */
 function clientsOf(route: CompiledRoute, client: string): { clients?: string[] } {
   return route.perRule ? { clients: route.settings.rules.map(() => client) } : {};
-}
-
-/** The settings as the Worker uses them, with both secrets replaced. */
-function redactedSettings(settings: Settings): Settings {
-  return { ...settings, redis: { ...settings.redis, token: REDACTED }, ...(settings.adminToken === undefined ? {} : { adminToken: REDACTED }) };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseEntries, parseList } from "./lists.ts";
+import { formatListEntry, parseEntries, parseList } from "./lists.ts";
 
 const deny = { source: "DENY", path: "" };
 
@@ -51,5 +51,33 @@ describe("parseEntries", () => {
     expect(() => parseEntries("ip:10.0.0.1", { source: "ROUTES", path: "[0].allow" })).toThrow(
       'ROUTES[0].allow: expected a list of entries such as ["ip:192.0.2.0/24"], got "ip:10.0.0.1"',
     );
+  });
+});
+
+describe("formatListEntry", () => {
+  it("Should write every entry as the settings would, in normal form, so that reading it back gives the same entry", () => {
+    const written = [
+      "ip:10.0.0.0/8",
+      "ip:203.0.113.7",
+      "ip:2001:db8::/32",
+      "ip:2001:db8::1",
+      "ip:::ffff:192.0.2.0/120",
+      "ip:0.0.0.0/0",
+      "country:de",
+      "asn:13335",
+    ];
+    const entries = parseList(written, deny);
+    const formatted = entries.map(formatListEntry);
+    expect(formatted).toEqual([
+      "ip:10.0.0.0/8",
+      "ip:203.0.113.7",
+      "ip:2001:db8::/32",
+      "ip:2001:db8::1",
+      "ip:192.0.2.0/24",
+      "ip:0.0.0.0/0",
+      "country:DE",
+      "asn:13335",
+    ]);
+    expect(parseList(formatted, deny)).toEqual(entries);
   });
 });

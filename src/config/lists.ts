@@ -3,7 +3,7 @@
  * `country:<code>` and `asn:<number>` entries, each validated and normalized once, so that a typo
  * is an error at startup instead of a client silently let through or shut out.
  */
-import { ipv4Mask, ipv6Mask, parseIp } from "../keys/ip.ts";
+import { formatIp, ipv4Mask, ipv6Mask, parseIp } from "../keys/ip.ts";
 import { type At, child, fail, quote, readJsonList } from "./read.ts";
 import type { ListEntry } from "./types.ts";
 
@@ -42,6 +42,28 @@ export function parseEntries(value: unknown, at: At): ListEntry[] {
   return value.map((entry, index) => parseEntry(entry, child(at, index)));
 }
 
+/**
+ * An entry as the settings write it: the inverse of the parsing above, in normal form (a /32 or
+ * /128 as a bare address, IPv6 in RFC 5952 form, IPv4-mapped IPv6 as IPv4, a country in capitals).
+ *
+ * @example
+ * formatListEntry({ kind: "ipv4", network: 167772160, prefix: 8 }); // "ip:10.0.0.0/8"
+ * formatListEntry({ kind: "ipv4", network: 3221225985, prefix: 32 }); // "ip:192.0.2.1"
+ * formatListEntry({ kind: "country", code: "T1" }); // "country:T1"
+ */
+export function formatListEntry(entry: ListEntry): string {
+  switch (entry.kind) {
+    case "ipv4":
+      return `ip:${formatIp({ family: 4, value: entry.network })}${entry.prefix === 32 ? "" : `/${entry.prefix}`}`;
+    case "ipv6":
+      return `ip:${formatIp({ family: 6, value: entry.network })}${entry.prefix === 128 ? "" : `/${entry.prefix}`}`;
+    case "country":
+      return `country:${entry.code}`;
+    case "asn":
+      return `asn:${entry.asn}`;
+  }
+}
+
 function parseEntry(value: unknown, at: At): ListEntry {
   const invalid = (why: string): never => fail(at, `invalid entry ${quote(value)} (${why})`);
   const colon = typeof value === "string" ? value.indexOf(":") : -1;
@@ -76,14 +98,10 @@ function parseRange(text: string, invalid: (why: string) => never): ListEntry {
   if (prefix < 0 || prefix > bits) invalid(`prefix length must be 0 to ${bits} for IPv${address.family}`);
   if (address.family === 4) {
     const network = (address.value & ipv4Mask(prefix)) >>> 0;
-    if (network !== address.value) invalid(`host bits set; the network is ${formatIpv4(network)}/${prefix}`);
+    if (network !== address.value) invalid(`host bits set; the network is ${formatIp({ family: 4, value: network })}/${prefix}`);
     return { kind: "ipv4", network, prefix };
   }
   const network = address.value & ipv6Mask(prefix);
   if (network !== address.value) invalid("host bits set after the prefix length");
   return { kind: "ipv6", network, prefix };
-}
-
-function formatIpv4(value: number): string {
-  return [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join(".");
 }

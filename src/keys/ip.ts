@@ -44,6 +44,18 @@ export function parseIp(text: string): ParsedIp | undefined {
   return { family: 6, value: groups.reduce((value, group) => (value << 16n) | BigInt(group), 0n) };
 }
 
+/**
+ * The text of a parsed address: IPv4 dotted, IPv6 in RFC 5952 form; the inverse of {@link parseIp}.
+ *
+ * @example
+ * formatIp({ family: 4, value: 167772160 }); // "10.0.0.0"
+ * formatIp({ family: 6, value: 42540766411282592856903984951653826560n }); // "2001:db8::"
+ */
+export function formatIp(ip: ParsedIp): string {
+  if (ip.family === 4) return [ip.value >>> 24, (ip.value >>> 16) & 255, (ip.value >>> 8) & 255, ip.value & 255].join(".");
+  return formatIpv6(Array.from({ length: 8 }, (_, index) => Number((ip.value >> BigInt(112 - 16 * index)) & 0xffffn)));
+}
+
 /** The netmask of an IPv4 prefix length, as an unsigned integer (`<< 32` is `<< 0` in JS). */
 export function ipv4Mask(prefix: number): number {
   return prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;

@@ -209,6 +209,26 @@ describe("the admin API: config", () => {
     expect(settings).toMatchObject({ redis: { token: "[redacted]" }, adminToken: "[redacted]", failureMode: "open", analytics: { client: "hashed" } });
     expect(settings.routes).toEqual([expect.objectContaining({ pattern: "*/login", rules: [expect.objectContaining({ limit: 5, windowMs: 60_000 })] })]);
   });
+
+  it("Should show list entries and keys as the settings write them, an IPv6 range included", async () => {
+    const t = adminApp({
+      DENY: ["ip:2001:db8::/32", "ip:10.0.0.0/8", "country:RU", "asn:64496"],
+      ROUTES: [
+        {
+          pattern: "*/api/*",
+          key: "cookie:sid",
+          allow: ["ip:192.0.2.1"],
+          rules: [{ name: "per-key", limit: 5, window: "1m", key: ["ip", "header:x-api-key"] }],
+        },
+      ],
+    });
+    const res = await t.admin("config");
+    expect(res.status).toBe(200);
+    const settings = (await res.json()) as { deny: unknown; routes: unknown[]; defaultRoute: { key: unknown } };
+    expect(settings.deny).toEqual(["ip:2001:db8::/32", "ip:10.0.0.0/8", "country:RU", "asn:64496"]);
+    expect(settings.routes[0]).toMatchObject({ key: "cookie:sid", allow: ["ip:192.0.2.1"], rules: [{ name: "per-key", key: "[ip, header:x-api-key]" }] });
+    expect(settings.defaultRoute.key).toBe("ip");
+  });
 });
 
 describe("the block cache after a reset", () => {
