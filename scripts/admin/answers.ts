@@ -22,6 +22,8 @@ export interface StatusAnswer {
   route: string;
   /** On a route with tiers: the tier whose rules apply to the client. */
   tier?: string | null;
+  /** What the settings' `ALLOW`/`DENY` (the route's, then the global) decide for the client, before anything else. */
+  staticList?: "deny" | "allow" | null;
   /** The client's dynamic list entry, which decides before any rule. */
   list?: "deny" | "allow" | null;
   /** ms until that entry expires; null when it never does. */

@@ -37,7 +37,16 @@ describe("the admin CLI's tables", () => {
       "client c1 · route api",
       "on the allow list until removed: every request is forwarded uncounted, whatever the rules say",
     ]);
-    expect(formatStatus({ client: "c1", route: "api", tier: null, list: null, listTtlMs: null, rules }).split("\n")[1]).toMatch(/^rule /);
+    expect(formatStatus({ client: "c1", route: "api", tier: null, staticList: null, list: null, listTtlMs: null, rules }).split("\n")[1]).toMatch(/^rule /);
+  });
+
+  it("Should put the settings' list first under a status's heading, since it decides before the dynamic entry", () => {
+    const rules = [{ name: "hourly", algorithm: "fixed-window", limit: 6, windowMs: 3_600_000, remaining: 6, resetMs: 0 }];
+    expect(formatStatus({ client: "198.51.100.7", route: "api", staticList: "deny", list: "allow", listTtlMs: null, rules }).split("\n").slice(0, 3)).toEqual([
+      "client 198.51.100.7 · route api",
+      "on the settings' deny list: every request is refused (403), whatever the dynamic lists and the rules say",
+      "on the allow list until removed: every request is forwarded uncounted, whatever the rules say",
+    ]);
   });
 
   it("Should say so when a status has no rules, because the route is unlimited", () => {

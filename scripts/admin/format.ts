@@ -8,7 +8,8 @@ import { table, waitText, windowText } from "./table.ts";
 
 /**
  * The status answer as a heading line (with the client's tier on a route with tiers), a line for
- * its list entry if it has one (which decides before any rule), and one row per rule.
+ * each list that names the client (the settings' lists decide first, then its dynamic entry, both
+ * before any rule), and one row per rule.
  *
  * @example
  * formatStatus({ client: "203.0.113.7", route: "default", rules: [{ name: "default", algorithm: "fixed-window", limit: 100, windowMs: 60000, remaining: 97, resetMs: 42100 }] });
@@ -18,8 +19,11 @@ import { table, waitText, windowText } from "./table.ts";
  */
 export function formatStatus(answer: StatusAnswer): string {
   const tier = answer.tier ? ` · tier ${answer.tier}` : "";
+  const settingsList = answer.staticList
+    ? `\non the settings' ${answer.staticList} list: ${effectOf(answer.staticList)}, whatever the dynamic lists and the rules say`
+    : "";
   const listed = answer.list ? `\n${listLine(answer.list, answer.listTtlMs ?? null)}` : "";
-  const heading = `client ${answer.client} · route ${answer.route}${tier}${listed}`;
+  const heading = `client ${answer.client} · route ${answer.route}${tier}${settingsList}${listed}`;
   if (answer.rules.length === 0) return `${heading}\nno rules: the route is unlimited`;
   const columns = [
     { heading: "rule" },
@@ -42,8 +46,11 @@ export function formatStatus(answer: StatusAnswer): string {
 
 function listLine(list: "deny" | "allow", ttlMs: number | null): string {
   const until = ttlMs === null ? "until removed" : `for another ${waitText(ttlMs)}`;
-  const effect = list === "deny" ? "every request is refused (403)" : "every request is forwarded uncounted";
-  return `on the ${list} list ${until}: ${effect}, whatever the rules say`;
+  return `on the ${list} list ${until}: ${effectOf(list)}, whatever the rules say`;
+}
+
+function effectOf(list: "deny" | "allow"): string {
+  return list === "deny" ? "every request is refused (403)" : "every request is forwarded uncounted";
 }
 
 /**

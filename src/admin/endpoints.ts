@@ -7,8 +7,10 @@ import { problemJson } from "../answers.ts";
 import { blockKey } from "../block-cache.ts";
 import { formatKeySource } from "../config/key-source.ts";
 import { clientPrefixOf } from "../keys/identify.ts";
+import { parseIp } from "../keys/ip.ts";
 import { countsClient } from "../keys/rule-sources.ts";
 import type { ListKind } from "../limiter/index.ts";
+import { type ListVerdict, listVerdict } from "../lists/verdict.ts";
 import type { CompiledRoute, Runtime } from "../middleware/rate-limit/runtime.ts";
 import { readClientParam } from "./client-param.ts";
 import { configAnswer } from "./config-answer.ts";
@@ -65,7 +67,21 @@ async function status(runtime: Runtime, query: URLSearchParams): Promise<Respons
     : [];
   const list = decision?.reason === "deny-list" ? "deny" : decision?.reason === "allow-list" ? "allow" : null;
   const listTtlMs = decision?.listExpiresAt === undefined ? null : decision.listExpiresAt - now;
-  return Response.json({ client, route: route.name, ...(route.settings.tiers ? { tier: decision?.tier ?? null } : {}), list, listTtlMs, rules });
+  const staticList = staticListOf(route, query.get("client")) ?? null;
+  return Response.json({ client, route: route.name, ...(route.settings.tiers ? { tier: decision?.tier ?? null } : {}), staticList, list, listTtlMs, rules });
+}
+
+/**
+ * What the route's and the global `ALLOW`/`DENY` say about `client=`, which they decide before
+ * any dynamic entry or rule. Known for an address, and for an `asn:`/`country:` identifier; a
+ * hashed key's requests may come from any address, so for one the lists cannot be asked.
+ */
+function staticListOf(route: CompiledRoute, client: string | null): ListVerdict {
+  if (!route.lists || client === null) return undefined;
+  if (parseIp(client) !== undefined) return listVerdict(route.lists, { ip: client });
+  if (client.startsWith("asn:")) return listVerdict(route.lists, { asn: Number(client.slice(4)) });
+  if (client.startsWith("country:")) return listVerdict(route.lists, { country: client.slice(8) });
+  return undefined;
 }
 
 async function reset(runtime: Runtime, query: URLSearchParams): Promise<Response> {

@@ -37,6 +37,7 @@ describe("the admin API: status", () => {
     expect(body).toEqual({
       client: ip,
       route: "default",
+      staticList: null,
       list: null,
       listTtlMs: null,
       rules: [{ name: "default", algorithm: "fixed-window", limit: 5, windowMs: 60_000, remaining: 3, resetMs: 60_000 }],
@@ -46,6 +47,19 @@ describe("the admin API: status", () => {
     for (let i = 0; i < 3; i++) spent.push((await t.get("/", ip)).status);
     expect(spent).toEqual([200, 200, 200]);
     expect((await t.get("/", ip)).status).toBe(429);
+  });
+
+  it("Should say what the settings' lists decide for an address, as its requests find it: the route's lists before the global ones", async () => {
+    const t = adminApp({ DENY: ["ip:198.51.100.0/24"], ROUTES: [{ pattern: "*/api/*", name: "api", allow: ["ip:198.51.100.7"], rules: "5/1m" }] });
+    const staticList = async (client: string, route: string) =>
+      ((await (await t.admin(`status?client=${client}&route=${route}`)).json()) as { staticList: unknown }).staticList;
+    expect(await staticList("198.51.100.7", "default")).toBe("deny");
+    expect(await staticList("198.51.100.7", "api")).toBe("allow");
+    expect(await staticList("198.51.100.8", "api")).toBe("deny");
+    expect(await staticList(uniqueIpv4(), "api")).toBeNull();
+    expect((await t.get("/", "198.51.100.7")).status).toBe(403);
+    expect((await t.get("/api/items", "198.51.100.7")).status).toBe(200);
+    expect((await t.get("/api/items", "198.51.100.8")).status).toBe(403);
   });
 
   it("Should normalize the client as requests are: IPv6 grouped by IPV6_SUBNET, IPv4-mapped IPv6 as IPv4", async () => {
