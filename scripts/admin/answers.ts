@@ -39,11 +39,11 @@ export interface ResetAnswer {
   deleted: number;
 }
 
-/** `POST` (`ttlSeconds`) or `DELETE` (`deleted`) `/__ratewall/deny` and `/__ratewall/allow`. */
-export type ListAnswer = { client: string; list: "deny" | "allow" } & ({ ttlSeconds: number | null } | { deleted: boolean });
+/** `POST` (`ttlSeconds`, and `was`: the list the client was on before) or `DELETE` (`deleted`) `/__ratewall/deny` and `/__ratewall/allow`. */
+export type ListAnswer = { client: string; list: "deny" | "allow" } & ({ ttlSeconds: number | null; was?: "deny" | "allow" | null } | { deleted: boolean });
 
-/** `POST` (`tier`) or `DELETE` (`deleted`) `/__ratewall/tier`. */
-export type TierAnswer = { client: string } & ({ tier: string } | { deleted: boolean });
+/** `POST` (`tier`, and `was`: the tier it replaced) or `DELETE` (`deleted`) `/__ratewall/tier`. */
+export type TierAnswer = { client: string } & ({ tier: string; was?: string | null } | { deleted: boolean });
 
 /** `GET /__ratewall/lists`: a page of the entries; `next` is the next page's offset, or null. */
 export interface ListsAnswer {

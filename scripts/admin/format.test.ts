@@ -167,9 +167,14 @@ describe("the admin CLI's layout helpers", () => {
   it("Should say what a deny, an allow or a tier now does, for how long, and what a removal found", () => {
     expect(formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: 600 })).toBe("denied client 203.0.113.7 on every route for 10m");
     expect(formatList({ client: "203.0.113.7", list: "allow", ttlSeconds: null })).toBe("allowed (uncounted) client 203.0.113.7 on every route until removed");
+    expect(formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: null, was: "allow" })).toBe(
+      "denied client 203.0.113.7 on every route until removed (it was on the allow list: that entry is gone)",
+    );
+    expect(formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: 600, was: "deny" })).toBe("denied client 203.0.113.7 on every route for 10m");
     expect(formatList({ client: "203.0.113.7", list: "deny", deleted: true })).toBe("removed client 203.0.113.7 from the deny list");
     expect(formatList({ client: "203.0.113.7", list: "allow", deleted: false })).toBe("client 203.0.113.7 was not on the allow list");
     expect(formatTier({ client: "203.0.113.7", tier: "pro" })).toBe("client 203.0.113.7 is on tier pro (on every route with tiers)");
+    expect(formatTier({ client: "203.0.113.7", tier: "pro", was: "free" })).toBe("client 203.0.113.7 is on tier pro (on every route with tiers, was free)");
     expect(formatTier({ client: "203.0.113.7", deleted: true })).toBe("removed client 203.0.113.7's tier: each route's default tier applies");
     expect(formatTier({ client: "203.0.113.7", deleted: false })).toBe("client 203.0.113.7 had no tier");
   });

@@ -71,6 +71,8 @@ export function formatReset(answer: ResetAnswer): string {
  * @example
  * formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: 600 });
  * // "denied client 203.0.113.7 on every route for 10m"
+ * formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: null, was: "allow" });
+ * // "denied client 203.0.113.7 on every route until removed (it was on the allow list: that entry is gone)"
  * formatList({ client: "203.0.113.7", list: "allow", deleted: false });
  * // "client 203.0.113.7 was not on the allow list"
  */
@@ -79,7 +81,8 @@ export function formatList(answer: ListAnswer): string {
   if ("deleted" in answer) return answer.deleted ? `removed client ${client} from the ${list} list` : `client ${client} was not on the ${list} list`;
   const how = list === "deny" ? "denied" : "allowed (uncounted)";
   const until = answer.ttlSeconds === null ? "until removed" : `for ${windowText(answer.ttlSeconds * 1000)}`;
-  return `${how} client ${client} on every route ${until}`;
+  const replaced = answer.was && answer.was !== list ? ` (it was on the ${answer.was} list: that entry is gone)` : "";
+  return `${how} client ${client} on every route ${until}${replaced}`;
 }
 
 /**
@@ -117,10 +120,14 @@ export function formatCopy(answer: CopyAnswer): string {
  *
  * @example
  * formatTier({ client: "203.0.113.7", tier: "pro" }); // "client 203.0.113.7 is on tier pro (on every route with tiers)"
+ * formatTier({ client: "203.0.113.7", tier: "pro", was: "free" }); // "client 203.0.113.7 is on tier pro (on every route with tiers, was free)"
  * formatTier({ client: "203.0.113.7", deleted: true }); // "removed client 203.0.113.7's tier: each route's default tier applies"
  */
 export function formatTier(answer: TierAnswer): string {
-  if ("tier" in answer) return `client ${answer.client} is on tier ${answer.tier} (on every route with tiers)`;
+  if ("tier" in answer) {
+    const was = answer.was && answer.was !== answer.tier ? `, was ${answer.was}` : "";
+    return `client ${answer.client} is on tier ${answer.tier} (on every route with tiers${was})`;
+  }
   return answer.deleted ? `removed client ${answer.client}'s tier: each route's default tier applies` : `client ${answer.client} had no tier`;
 }
 

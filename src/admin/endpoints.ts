@@ -105,10 +105,10 @@ async function putOnList(runtime: Runtime, query: URLSearchParams, kind: ListKin
       400,
       `Invalid ttl ${JSON.stringify(ttl!.slice(0, 40))}: expected whole seconds from 1 to ${MAX_TTL_SECONDS}, or no ttl for an entry until removed.`,
     );
-  await runtime.entries.setList(client, kind, seconds === undefined ? undefined : seconds * 1000);
+  const was = await runtime.entries.setList(client, kind, seconds === undefined ? undefined : seconds * 1000);
   // An allowed client is let through in this isolate at once; other isolates re-ask Redis within BLOCK_RECHECK_MS.
   if (kind === "allow") forgetBlocks(runtime, client);
-  return Response.json({ client, list: kind, ttlSeconds: seconds ?? null });
+  return Response.json({ client, list: kind, ttlSeconds: seconds ?? null, was: was ?? null });
 }
 
 async function takeOffList(runtime: Runtime, query: URLSearchParams, kind: ListKind): Promise<Response> {
@@ -162,9 +162,9 @@ async function setTier(runtime: Runtime, query: URLSearchParams): Promise<Respon
       404,
       `Unknown tier ${JSON.stringify(tier.slice(0, 100))} (tiers: ${names.map((name) => JSON.stringify(name)).join(", ") || "none; define them in TIERS"}).`,
     );
-  await runtime.entries.setTier(client, tier);
+  const was = await runtime.entries.setTier(client, tier);
   forgetBlocks(runtime, client);
-  return Response.json({ client, tier });
+  return Response.json({ client, tier, was: was ?? null });
 }
 
 async function deleteTier(runtime: Runtime, query: URLSearchParams): Promise<Response> {

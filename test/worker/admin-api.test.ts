@@ -267,7 +267,7 @@ describe("the admin API: dynamic lists", () => {
     const t = adminApp();
     const ip = uniqueIpv4();
     await t.get("/", ip);
-    expect(await (await t.admin(`deny?client=${ip}&ttl=600`, { method: "POST" })).json()).toEqual({ client: ip, list: "deny", ttlSeconds: 600 });
+    expect(await (await t.admin(`deny?client=${ip}&ttl=600`, { method: "POST" })).json()).toEqual({ client: ip, list: "deny", ttlSeconds: 600, was: null });
     const calls = t.counter.redisCalls;
     const denied = await t.get("/", ip, { accept: "application/json" });
     expect(denied.status).toBe(403);
@@ -293,6 +293,16 @@ describe("the admin API: dynamic lists", () => {
     expect((await t.get("/", ip)).status).toBe(429);
   });
 
+  it("Should say which list a client was on when a deny replaces its allow, and which tier a new tier replaces", async () => {
+    const t = adminApp({ TIERS: { free: "2/1m", pro: "5/1m" }, ROUTES: [{ pattern: "*/api/*", name: "api", tiers: "free" }] });
+    const ip = uniqueIpv4();
+    await t.admin(`allow?client=${ip}`, { method: "POST" });
+    expect(await (await t.admin(`deny?client=${ip}&ttl=60`, { method: "POST" })).json()).toEqual({ client: ip, list: "deny", ttlSeconds: 60, was: "allow" });
+    expect((await t.get("/", ip)).status).toBe(403);
+    await t.admin(`tier?client=${ip}&tier=pro`, { method: "POST" });
+    expect(await (await t.admin(`tier?client=${ip}&tier=free`, { method: "POST" })).json()).toEqual({ client: ip, tier: "free", was: "pro" });
+  });
+
   it("Should answer 400 for a ttl that is not whole seconds", async () => {
     const t = adminApp();
     const res = await t.admin("deny?client=192.0.2.8&ttl=1.5", { method: "POST" });
@@ -310,7 +320,7 @@ describe("the admin API: tiers", () => {
     await t.get("/api/x", ip);
     await t.get("/api/x", ip);
     expect((await t.get("/api/x", ip)).status).toBe(429);
-    expect(await (await t.admin(`tier?client=${ip}&tier=pro`, { method: "POST" })).json()).toEqual({ client: ip, tier: "pro" });
+    expect(await (await t.admin(`tier?client=${ip}&tier=pro`, { method: "POST" })).json()).toEqual({ client: ip, tier: "pro", was: null });
     const calls = t.counter.redisCalls;
     const upgraded = await t.get("/api/x", ip);
     expect(upgraded.status).toBe(200);

@@ -52,7 +52,7 @@ export async function measurePolicy(ctx: BenchContext): Promise<Outcome<PolicyDa
     contender: PolicyRow["contender"],
     scenario: PolicyRow["scenario"],
     path: string,
-    prepare: (client: string) => Promise<void>,
+    prepare: (client: string) => Promise<unknown>,
     client = fresh,
   ) => {
     ctx.progress.step(`policy: ${contender} ${scenario}`);

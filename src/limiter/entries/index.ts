@@ -25,8 +25,8 @@ export interface ListEntry {
 
 /** Writes, lists and removes clients' entries. */
 export interface ClientEntries {
-  /** Puts `client` on a list, replacing any entry; `ttlMs` omitted: until removed. */
-  setList(client: string, kind: ListKind, ttlMs?: number): Promise<void>;
+  /** Puts `client` on a list, replacing any entry; `ttlMs` omitted: until removed. Resolves the list it was on before, if any. */
+  setList(client: string, kind: ListKind, ttlMs?: number): Promise<ListKind | undefined>;
   /** Removes `client` from `kind`'s list; resolves false when it was not on it. */
   deleteList(client: string, kind: ListKind): Promise<boolean>;
   /** Up to `count` unexpired list entries after the first `offset`, soonest to expire first, the unexpiring last. */
@@ -36,8 +36,8 @@ export interface ClientEntries {
    * that gained per-rule keys, after the entry was written); resolves how many were written.
    */
   copyEntry(client: string): Promise<number>;
-  /** Sets `client`'s tier (a name from `TIERS`), until removed. */
-  setTier(client: string, tier: string): Promise<void>;
+  /** Sets `client`'s tier (a name from `TIERS`), until removed; resolves the tier it replaced, if any. */
+  setTier(client: string, tier: string): Promise<string | undefined>;
   /** Removes `client`'s tier (it falls back to each route's default); false when it had none. */
   deleteTier(client: string): Promise<boolean>;
 }
@@ -64,7 +64,8 @@ export function createClientEntries(runner: ScriptRunner, prefix: string, routeS
   const ttlArg = (ttlMs?: number) => (ttlMs === undefined ? "" : String(ttlMs));
   const call = async (script: LimiterScript, entry: string, args: string[], ok: (reply: unknown) => boolean) =>
     expectReply(await runScript(runner, script, [entry], args), ok);
-  const set = (entry: string, value: string, ttlMs?: number) => call(setEntry, entry, [value, ttlArg(ttlMs)], (reply) => reply === "OK");
+  /** Resolves the value replaced, "" for none. */
+  const set = async (entry: string, value: string, ttlMs?: number) => (await call(setEntry, entry, [value, ttlArg(ttlMs)], isString)) as string;
   const remove = async (entry: string, only: string) => (await call(deleteEntry, entry, [only], isFlag)) === 1;
   const read = async (client: string) => {
     const [value, pttl] = (await call(readEntry, key("list", client), [], isEntryReply)) as [string, number];
@@ -72,8 +73,9 @@ export function createClientEntries(runner: ScriptRunner, prefix: string, routeS
   };
   return {
     setList: async (client, kind, ttlMs) => {
-      await set(key("list", client), kind, ttlMs);
+      const replaced = await set(key("list", client), kind, ttlMs);
       await every([...copies(client).map((copy) => set(copy, kind, ttlMs)), call(indexEntry, index, [client, kind, ttlArg(ttlMs)], isFlag)]);
+      return replaced === "allow" || replaced === "deny" ? replaced : undefined;
     },
     deleteList: async (client, kind) => {
       const own = await remove(key("list", client), kind);
@@ -103,14 +105,13 @@ export function createClientEntries(runner: ScriptRunner, prefix: string, routeS
       await every(written.map((copy) => remove(copy, before.value)));
       return 0;
     },
-    setTier: async (client, tier) => {
-      await set(key("tier", client), tier);
-    },
+    setTier: async (client, tier) => (await set(key("tier", client), tier)) || undefined,
     deleteTier: (client) => remove(key("tier", client), ""),
   };
 }
 
 const isFlag = (reply: unknown) => reply === 0 || reply === 1;
+const isString = (reply: unknown) => typeof reply === "string";
 const isEntryReply = (reply: unknown) => Array.isArray(reply) && reply.length === 2 && typeof reply[0] === "string" && Number.isInteger(reply[1]);
 const isIndexReply = (reply: unknown) =>
   Array.isArray(reply) &&

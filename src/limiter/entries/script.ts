@@ -4,14 +4,18 @@
  * that the limiter's one transport (`ScriptRunner`: EVALSHA, EVAL) serves them too.
  */
 
-/** KEYS[1] = the entry; ARGV: the value, then its TTL in ms ("" for none). SET replaces any TTL. */
+/**
+ * KEYS[1] = the entry; ARGV: the value, then its TTL in ms ("" for none). SET replaces any TTL.
+ * Replies the value it replaced, "" for none (GET first: `SET … GET` needs Redis 6.2).
+ */
 export const setEntry = {
   source: `#!lua flags=allow-key-locking
-if ARGV[2] == "" then return redis.call("SET", KEYS[1], ARGV[1]) end
-return redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2])
+local old = redis.call("GET", KEYS[1]) or ""
+if ARGV[2] == "" then redis.call("SET", KEYS[1], ARGV[1]) else redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2]) end
+return old
 `,
   /** SHA1 of the source, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-  sha1: "20330b2667768131d7cad7e64402c732d9296c1c",
+  sha1: "8ff06f752c4b34ad67fdf6643c231651fcd19ed8",
 };
 
 /** KEYS[1] = the entry; ARGV[1]: delete it only if it holds this value ("" for any). Replies 1 or 0. */

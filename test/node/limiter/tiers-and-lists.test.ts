@@ -40,9 +40,9 @@ describe("Tiers on Redis: the client's tier is read in the same script call", ()
     const prefix = h.prefix();
     const limiter = createLimiter(tiers, { runner: h.runner, prefix });
     const entries = createClientEntries(h.runner, prefix);
-    await entries.setTier("c", "gold");
+    expect(await entries.setTier("c", "gold")).toBeUndefined();
     expect(await limiter.limit(request("c"))).toMatchObject({ tier: "free" });
-    await entries.setTier("c", "pro");
+    expect(await entries.setTier("c", "pro")).toBe("gold");
     expect(await limiter.limit(request("c"))).toMatchObject({ tier: "pro" });
     expect(await entries.deleteTier("c")).toBe(true);
     expect(await entries.deleteTier("c")).toBe(false);
@@ -86,11 +86,11 @@ describe("Dynamic lists on Redis: the client's entry is read in the same script 
   it("Should admit an allowed client without counting it, and report its entry and quota in a status", async () => {
     const limiter = h.limiter([hourly(1)]);
     const entries = createClientEntries(h.runner, limiter.prefix);
-    await entries.setList("f", "allow");
+    expect(await entries.setList("f", "allow")).toBeUndefined();
     expect(await admitted(limiter, "f", 3)).toEqual([true, true, true]);
     expect((await h.keys(limiter.prefix)).filter((key) => key.includes(":fixed:"))).toEqual([]);
     expect(await limiter.status(request("f"))).toMatchObject({ allowed: true, reason: "allow-list", rules: [{ remaining: 1 }] });
-    await entries.setList("f", "deny");
+    expect(await entries.setList("f", "deny")).toBe("allow");
     const status = await limiter.status(request("f"));
     expect(status).toMatchObject({ allowed: false, reason: "deny-list", rules: [{ remaining: 1 }] });
     expect(status.retryAt).toBeUndefined();
