@@ -22,6 +22,7 @@
 import type { MiddlewareHandler } from "hono";
 import { problemJson } from "../answers.ts";
 import { blockFor, blockKey } from "../block-cache.ts";
+import { RedisRestError } from "../errors.ts";
 import { retryAfterSeconds } from "../headers/rate-limit-headers.ts";
 import { identify } from "../keys/identify.ts";
 import { createLimiter } from "../limiter/create-limiter.ts";
@@ -86,13 +87,13 @@ export function adminApi(runtimes: Runtimes): MiddlewareHandler {
     try {
       return await endpoint(runtime, url.searchParams);
     } catch (error) {
-      runtime.log({
-        level: "error",
-        event: "redis-failure",
-        route: "admin",
-        kind: (error as { kind?: string }).kind ?? "unknown",
-        cause: (error as Error).message,
-      });
+      // Only a failed Redis call is Redis's fault: anything else is a bug, answered 500 rather
+      // than sending the operator to look at Redis.
+      if (!(error instanceof RedisRestError)) {
+        runtime.log({ level: "error", event: "internal-error", route: "admin", cause: String((error as Error)?.message ?? error) });
+        return problemJson(500, "Unexpected error; see the Worker's logs.");
+      }
+      runtime.log({ level: "error", event: "redis-failure", route: "admin", kind: error.kind, cause: error.message });
       // A list entry is written to several keys (a copy per multi-key route): some may have been
       // written, so a write's answer says to retry, which converges, rather than that nothing changed.
       return problemJson(

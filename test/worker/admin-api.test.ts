@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { MAX_FAILED_ATTEMPTS } from "../../src/admin/admin-api.ts";
+import type { AppDeps } from "../../src/app.ts";
+import { RedisRestError } from "../../src/errors.ts";
+import { createLimiter } from "../../src/limiter/create-limiter.ts";
 import { BLOCK_RECHECK_MS } from "../../src/block-cache.ts";
 import { testApp, uniqueIpv4, uniqueIpv6Prefix } from "./helpers.ts";
 
@@ -7,11 +10,12 @@ const ADMIN_TOKEN = "adm1n-t0ken-for-the-end-to-end-tests-0123456789";
 const bearer = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
 /** An app with the admin API on, whose origin fetches are counted. */
-function adminApp(vars: Record<string, unknown> = {}) {
+function adminApp(vars: Record<string, unknown> = {}, deps: Partial<AppDeps> = {}) {
   const origin = { calls: 0 };
   const t = testApp(
     { ADMIN_TOKEN, RATE_LIMIT: "5/1m", ...vars },
     {
+      ...deps,
       originFetch: (input, init) => {
         origin.calls++;
         return fetch(input, init);
@@ -98,6 +102,40 @@ describe("the admin API: status", () => {
     expect(wrongMethod.headers.get("allow")).toBe("POST");
     expect((await t.admin("deny?client=192.0.2.7", { method: "PUT" })).headers.get("allow")).toBe("POST, DELETE");
     expect((await t.admin("stats")).status).toBe(404);
+  });
+});
+
+describe("the admin API: failures", () => {
+  it("Should answer 503 only when Redis fails, and 500 for any other error, so the operator looks in the right place", async () => {
+    const failure: { error?: Error } = {};
+    const t = adminApp(
+      {},
+      {
+        createLimiter: (policy, deps) => {
+          const limiter = createLimiter(policy, deps);
+          return {
+            ...limiter,
+            rules: limiter.rules,
+            status: (request) => (failure.error ? Promise.reject(failure.error) : limiter.status(request)),
+          };
+        },
+      },
+    );
+    const ip = uniqueIpv4();
+    failure.error = new RedisRestError("timeout", "evalsha", "no answer within 1000 ms");
+    const down = await t.admin(`status?client=${ip}`);
+    expect(down.status).toBe(503);
+    expect(await down.json()).toMatchObject({ detail: "Redis could not be reached." });
+    failure.error = new TypeError("Cannot read properties of undefined (reading 'remaining')");
+    const bug = await t.admin(`status?client=${ip}`);
+    expect(bug.status).toBe(500);
+    expect(await bug.json()).toMatchObject({ detail: "Unexpected error; see the Worker's logs." });
+    expect(t.logs.map(({ event, cause }) => ({ event, cause }))).toEqual([
+      { event: "redis-failure", cause: "Redis EVALSHA failed: no answer within 1000 ms" },
+      { event: "internal-error", cause: "Cannot read properties of undefined (reading 'remaining')" },
+    ]);
+    failure.error = undefined;
+    expect((await t.admin(`status?client=${ip}`)).status).toBe(200);
   });
 });
 
