@@ -28,7 +28,7 @@ describe("parseList", () => {
     [["ip:10.0.0.0/8", "asn:1", "country:XX", "ip:10.0.0.0/33"], 'DENY[3]: invalid entry "ip:10.0.0.0/33" (prefix length must be 0 to 32 for IPv4)'],
     [["ip:2001:db8::/129"], 'DENY[0]: invalid entry "ip:2001:db8::/129" (prefix length must be 0 to 128 for IPv6)'],
     [["ip:10.0.0.1/8"], 'DENY[0]: invalid entry "ip:10.0.0.1/8" (host bits set; the network is 10.0.0.0/8)'],
-    [["ip:2001:db8::1/64"], 'DENY[0]: invalid entry "ip:2001:db8::1/64" (host bits set after the prefix length)'],
+    [["ip:2001:db8::1/64"], 'DENY[0]: invalid entry "ip:2001:db8::1/64" (host bits set; the network is 2001:db8::/64)'],
     [["ip:::ffff:10.0.0.0/8"], 'DENY[0]: invalid entry "ip:::ffff:10.0.0.0/8" (prefix length must be 96 to 128 for an IPv4-mapped IPv6 address)'],
     [["ip:10.0.0.0/"], 'DENY[0]: invalid entry "ip:10.0.0.0/" (prefix length must be 0 to 32 for IPv4)'],
     [["ip:010.0.0.1"], 'DENY[0]: invalid entry "ip:010.0.0.1" (not an IPv4 or IPv6 address)'],

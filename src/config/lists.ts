@@ -102,6 +102,6 @@ function parseRange(text: string, invalid: (why: string) => never): ListEntry {
     return { kind: "ipv4", network, prefix };
   }
   const network = address.value & ipv6Mask(prefix);
-  if (network !== address.value) invalid("host bits set after the prefix length");
+  if (network !== address.value) invalid(`host bits set; the network is ${formatIp({ family: 6, value: network })}/${prefix}`);
   return { kind: "ipv6", network, prefix };
 }
