@@ -79,8 +79,10 @@ async function status(runtime: Runtime, query: URLSearchParams): Promise<Respons
 function staticListOf(route: CompiledRoute, client: string | null): ListVerdict {
   if (!route.lists || client === null) return undefined;
   if (parseIp(client) !== undefined) return listVerdict(route.lists, { ip: client });
-  if (client.startsWith("asn:")) return listVerdict(route.lists, { asn: Number(client.slice(4)) });
-  if (client.startsWith("country:")) return listVerdict(route.lists, { country: client.slice(8) });
+  const prefix = clientPrefixOf(client);
+  const value = client.slice(`${prefix}:`.length);
+  if (prefix === "asn") return listVerdict(route.lists, { asn: Number(value) });
+  if (prefix === "country") return listVerdict(route.lists, { country: value });
   return undefined;
 }
 

@@ -66,6 +66,24 @@ describe("the admin API: status", () => {
     expect((await t.get("/api/items", "198.51.100.8")).status).toBe(403);
   });
 
+  it("Should say what the settings' lists decide for an AS number or a country, and nothing for a hashed key", async () => {
+    const t = adminApp({
+      DENY: ["asn:64496", "country:T1"],
+      ROUTES: [
+        { pattern: "*/asn/*", name: "asn", key: "cf:asn", rules: "5/1m" },
+        { pattern: "*/geo/*", name: "geo", key: "cf:country", rules: "5/1m" },
+        { pattern: "*/api/*", name: "api", key: "header:x-api-key", rules: "5/1m" },
+      ],
+    });
+    const staticList = async (client: string, route: string) =>
+      ((await (await t.admin(`status?client=${client}&route=${route}`)).json()) as { staticList: unknown }).staticList;
+    expect(await staticList("asn:64496", "asn")).toBe("deny");
+    expect(await staticList("asn:64497", "asn")).toBeNull();
+    expect(await staticList("country:T1", "geo")).toBe("deny");
+    expect(await staticList("country:DE", "geo")).toBeNull();
+    expect(await staticList(`key:${"0".repeat(32)}`, "api")).toBeNull();
+  });
+
   it("Should normalize the client as requests are: IPv6 grouped by IPV6_SUBNET, IPv4-mapped IPv6 as IPv4", async () => {
     const t = adminApp();
     const prefix = uniqueIpv6Prefix();
