@@ -2,7 +2,7 @@
  * @module Every limiter script by name: for `npm run hash-scripts` and the pinned-SHA1 test.
  */
 import type { LimiterScript } from "./assemble-script.ts";
-import { deleteEntry, indexEntry, readEntry, readIndex, setEntry, setEntryIfAbsent, unindexEntry } from "./entries/script.ts";
+import { deleteEntry, indexEntry, readEntry, readIndex, recordCopyRoutes, setEntry, setEntryIfAbsent, unindexEntry } from "./entries/script.ts";
 import * as multiRule from "./multi-rule/script.ts";
 import * as reset from "./reset/script.ts";
 import * as status from "./status/script.ts";
@@ -21,4 +21,5 @@ export const limiterScripts: Readonly<Record<string, LimiterScript>> = {
   "index-entry": indexEntry,
   "unindex-entry": unindexEntry,
   "read-index": readIndex,
+  "record-copy-routes": recordCopyRoutes,
 };

@@ -10,7 +10,7 @@ import { buildKey } from "../../keys/build-key.ts";
 import type { LimiterScript } from "../assemble-script.ts";
 import { runScript } from "../run-script.ts";
 import type { ScriptRunner } from "../types.ts";
-import { deleteEntry, indexEntry, readEntry, readIndex, setEntry, setEntryIfAbsent, unindexEntry } from "./script.ts";
+import { deleteEntry, indexEntry, readEntry, readIndex, recordCopyRoutes, setEntry, setEntryIfAbsent, unindexEntry } from "./script.ts";
 
 /** The two lists an entry can put a client on. */
 export type ListKind = "allow" | "deny";
@@ -53,6 +53,11 @@ export interface ClientEntries {
  * before and after writing a missing copy, undoing its copy when the entry changed between: so a
  * copy never outlives an entry removed or replaced while it was being written.
  *
+ * Every write first records today's multi-key routes in `<prefix>:list-copy-routes`, and then also
+ * removes the client's copies on the routes recorded there that are not multi-key today (since
+ * redeployed without per-rule keys, or renamed): no script reads such a copy, but it would apply
+ * again, stale, if its route regained per-rule keys.
+ *
  * @example
  * const entries = createClientEntries(runner, "rate", ["api"]);
  * await entries.setList("203.0.113.7", "deny", 3_600_000); // rate:list:{203.0.113.7} and rate:list:{route:api}:203.0.113.7
@@ -60,27 +65,39 @@ export interface ClientEntries {
 export function createClientEntries(runner: ScriptRunner, prefix: string, routeScopes: readonly string[] = []): ClientEntries {
   const key = (tag: "list" | "tier", client: string) => buildKey({ prefix, tag, client, scope: "" });
   const index = `${prefix}:list-index`;
-  const copies = (client: string) => routeScopes.map((scope) => buildKey({ prefix, tag: "list", client, scope, hashTag: "route" }));
+  const copyRoutes = `${prefix}:list-copy-routes`;
+  const copyOn = (scopes: readonly string[], client: string) => scopes.map((scope) => buildKey({ prefix, tag: "list", client, scope, hashTag: "route" }));
+  const copies = (client: string) => copyOn(routeScopes, client);
   const ttlArg = (ttlMs?: number) => (ttlMs === undefined ? "" : String(ttlMs));
   const call = async (script: LimiterScript, entry: string, args: string[], ok: (reply: unknown) => boolean) =>
     expectReply(await runScript(runner, script, [entry], args), ok);
   /** Resolves the value replaced, "" for none. */
   const set = async (entry: string, value: string, ttlMs?: number) => (await call(setEntry, entry, [value, ttlArg(ttlMs)], isString)) as string;
   const remove = async (entry: string, only: string) => (await call(deleteEntry, entry, [only], isFlag)) === 1;
+  /** Records today's multi-key routes, before any copy is written there; resolves the recorded routes that are not multi-key today. */
+  const formerRoutes = async () =>
+    ((await call(recordCopyRoutes, copyRoutes, [...routeScopes], isStrings)) as string[]).filter((scope) => !routeScopes.includes(scope));
   const read = async (client: string) => {
     const [value, pttl] = (await call(readEntry, key("list", client), [], isEntryReply)) as [string, number];
     return { value, ttlMs: pttl >= 0 ? pttl : undefined };
   };
   return {
     setList: async (client, kind, ttlMs) => {
+      const former = copyOn(await formerRoutes(), client);
       const replaced = await set(key("list", client), kind, ttlMs);
-      await every([...copies(client).map((copy) => set(copy, kind, ttlMs)), call(indexEntry, index, [client, kind, ttlArg(ttlMs)], isFlag)]);
+      await every([
+        ...copies(client).map((copy) => set(copy, kind, ttlMs)),
+        ...former.map((copy) => remove(copy, "")),
+        call(indexEntry, index, [client, kind, ttlArg(ttlMs)], isFlag),
+      ]);
       return replaced === "allow" || replaced === "deny" ? replaced : undefined;
     },
     deleteList: async (client, kind) => {
+      const former = copyOn(await formerRoutes(), client);
       const own = await remove(key("list", client), kind);
-      const [, ...copied] = await every([call(unindexEntry, index, [`${kind}:${client}`], isFlag), ...copies(client).map((copy) => remove(copy, kind))]);
-      return own || copied.some(Boolean);
+      const copied = copies(client).map((copy) => remove(copy, kind));
+      await every([call(unindexEntry, index, [`${kind}:${client}`], isFlag), ...copied, ...former.map((copy) => remove(copy, ""))]);
+      return own || (await Promise.all(copied)).some(Boolean);
     },
     listEntries: async (offset, count) => {
       const reply = (await call(readIndex, index, [String(offset), String(count)], isIndexReply)) as (string | number)[];
@@ -95,6 +112,7 @@ export function createClientEntries(runner: ScriptRunner, prefix: string, routeS
     },
     copyEntry: async (client) => {
       if (routeScopes.length === 0) return 0;
+      await formerRoutes();
       const before = await read(client);
       if (before.value === "") return 0;
       const missing = copies(client);
@@ -112,6 +130,7 @@ export function createClientEntries(runner: ScriptRunner, prefix: string, routeS
 
 const isFlag = (reply: unknown) => reply === 0 || reply === 1;
 const isString = (reply: unknown) => typeof reply === "string";
+const isStrings = (reply: unknown) => Array.isArray(reply) && reply.every(isString);
 const isEntryReply = (reply: unknown) => Array.isArray(reply) && reply.length === 2 && typeof reply[0] === "string" && Number.isInteger(reply[1]);
 const isIndexReply = (reply: unknown) =>
   Array.isArray(reply) &&

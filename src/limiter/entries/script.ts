@@ -98,3 +98,17 @@ return out
   /** SHA1 of the source, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
   sha1: "81053b0cf9a03c6658164f30b38c350a22e69edb",
 };
+
+/**
+ * KEYS[1] = the set of routes that have held copies of entries; ARGV: today's multi-key routes.
+ * Adds them, then replies every route recorded: a route that has since lost its per-rule keys (or
+ * its name) keeps copies that no script reads and that would apply again if it regained them.
+ */
+export const recordCopyRoutes = {
+  source: `#!lua flags=allow-key-locking
+if #ARGV > 0 then redis.call("SADD", KEYS[1], unpack(ARGV)) end
+return redis.call("SMEMBERS", KEYS[1])
+`,
+  /** SHA1 of the source, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
+  sha1: "703f0b2b3759e570606ef2158fc80bf8adf59539",
+};

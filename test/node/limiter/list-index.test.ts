@@ -76,7 +76,7 @@ describe("copying entries to a multi-key route added after they were written", (
     );
     await createClientEntries(h.runner, prefix, []).setList("10.0.0.6", "deny");
     expect(await after.copyEntry("10.0.0.6")).toBe(0);
-    expect(await h.keys(prefix)).toEqual([]);
+    expect(await h.keys(prefix)).toEqual([`${prefix}:list-copy-routes`]);
     expect(await decide("10.0.0.6")).toMatchObject({ allowed: true, rules: [{ remaining: 4 }, { remaining: 4 }] });
   });
 
@@ -89,6 +89,19 @@ describe("copying entries to a multi-key route added after they were written", (
     await createClientEntries(h.runner, prefix, []).setList("10.0.0.7", "deny");
     expect(await after.copyEntry("10.0.0.7")).toBe(0);
     expect(await decide("10.0.0.7")).toMatchObject({ allowed: true, reason: "allow-list" });
+  });
+
+  it("Should remove the copy on a route that lost its per-rule keys, so that the route does not apply it again if it regains them", async () => {
+    const { before, after, decide } = setup();
+    await after.setList("10.0.0.8", "allow");
+    await after.setList("10.0.0.9", "deny");
+    // Redeployed without per-rule keys (the route is not multi-key: its entries now write no copy), then:
+    await before.setList("10.0.0.8", "deny");
+    await before.deleteList("10.0.0.9", "deny");
+    // Redeployed with them again, and the copies written as the README says.
+    for (const { client } of await after.listEntries(0, 10)) await after.copyEntry(client);
+    expect(await decide("10.0.0.8")).toMatchObject({ allowed: false, reason: "deny-list" });
+    expect(await decide("10.0.0.9")).toMatchObject({ allowed: true, rules: [{ remaining: 4 }, { remaining: 4 }] });
   });
 
   /**

@@ -99,17 +99,19 @@ describe("list entries on a route whose rules count different clients", () => {
     expect(await decide("10.0.0.9", "key:y")).toMatchObject({ allowed: true, reason: "allow-list" });
   });
 
-  it("Should write the client's own entry, the route's copy and the index, and remove all three", async () => {
+  it("Should write the client's own entry, the route's copy and the index, record the route, and remove all but the record", async () => {
     const { redis } = both();
     const entries = createClientEntries(h.runner, redis.prefix, [SCOPE]);
     await entries.setList("10.0.0.7", "deny", 60_000);
     expect(await h.keys(redis.prefix)).toEqual([
+      `${redis.prefix}:list-copy-routes`,
       `${redis.prefix}:list-index`,
       `${redis.prefix}:list:{10.0.0.7}`,
       `${redis.prefix}:list:{route:${SCOPE}}:10.0.0.7`,
     ]);
+    expect(await h.redis.smembers(`${redis.prefix}:list-copy-routes`)).toEqual([SCOPE]);
     expect(await entries.deleteList("10.0.0.7", "deny")).toBe(true);
-    expect(await h.keys(redis.prefix)).toEqual([]);
+    expect(await h.keys(redis.prefix)).toEqual([`${redis.prefix}:list-copy-routes`]);
     expect(await entries.deleteList("10.0.0.7", "deny")).toBe(false);
   });
 });
