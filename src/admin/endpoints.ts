@@ -80,10 +80,9 @@ function staticListOf(route: CompiledRoute, client: string | null): ListVerdict 
   if (!route.lists || client === null) return undefined;
   if (parseIp(client) !== undefined) return listVerdict(route.lists, { ip: client });
   const prefix = clientPrefixOf(client);
-  const value = client.slice(`${prefix}:`.length);
-  if (prefix === "asn") return listVerdict(route.lists, { asn: Number(value) });
-  if (prefix === "country") return listVerdict(route.lists, { country: value });
-  return undefined;
+  if (prefix !== "asn" && prefix !== "country") return undefined;
+  const value = client.slice(prefix.length + 1);
+  return listVerdict(route.lists, prefix === "asn" ? { asn: Number(value) } : { country: value });
 }
 
 async function reset(runtime: Runtime, query: URLSearchParams): Promise<Response> {
