@@ -37,7 +37,7 @@ const LIST_PAGE = 500;
 /**
  * Subrequests one `POST /__ratewall/lists/copy` may make: under the 50 a Workers Free invocation
  * allows (developers.cloudflare.com/workers/platform/limits/#subrequests), with room for the
- * failed-token guard and the index read.
+ * failed-token guard, the index read and the record of the routes.
  */
 const COPY_SUBREQUESTS = 44;
 
@@ -131,15 +131,16 @@ async function listEntries(runtime: Runtime, query: URLSearchParams): Promise<Re
 
 /**
  * Writes the copies a page of entries lacks on today's multi-key routes (README, "Dynamic lists").
- * A page is as many entries as fit the subrequest budget: each costs the routes' record, two reads
- * of the entry, a write per route, and an undo per route when the entry changed meanwhile.
+ * A page is as many entries as fit the subrequest budget: each costs two reads of the entry, a
+ * write per route, and an undo per route when the entry changed meanwhile (beside the page's read
+ * of the index and, once per isolate, the record of the routes).
  */
 async function copyEntries(runtime: Runtime, query: URLSearchParams): Promise<Response> {
   const offset = offsetParam(query);
   if (offset instanceof Response) return offset;
   const routes = [...runtime.routesByName.values()].filter((route) => route.perRule).map((route) => route.name);
   if (routes.length === 0) return Response.json({ routes, entries: 0, copied: 0, next: null });
-  const page = Math.max(1, Math.floor(COPY_SUBREQUESTS / (3 + 2 * routes.length)));
+  const page = Math.max(1, Math.floor(COPY_SUBREQUESTS / (2 + 2 * routes.length)));
   const found = await runtime.entries.listEntries(offset, page);
   let copied = 0;
   for (const { client } of found) copied += await runtime.entries.copyEntry(client);

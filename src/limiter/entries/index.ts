@@ -77,6 +77,15 @@ export function createClientEntries(runner: ScriptRunner, prefix: string, routeS
   /** Records today's multi-key routes, before any copy is written there; resolves the recorded routes that are not multi-key today. */
   const formerRoutes = async () =>
     ((await call(recordCopyRoutes, copyRoutes, [...routeScopes], isStrings)) as string[]).filter((scope) => !routeScopes.includes(scope));
+  // The record only grows, so once today's routes are in it, copyEntry need not add them again.
+  let recorded: Promise<unknown> | undefined;
+  const recordOnce = () => {
+    recorded ??= formerRoutes().catch((error: unknown) => {
+      recorded = undefined;
+      throw error;
+    });
+    return recorded;
+  };
   const read = async (client: string) => {
     const [value, pttl] = (await call(readEntry, key("list", client), [], isEntryReply)) as [string, number];
     return { value, ttlMs: pttl >= 0 ? pttl : undefined };
@@ -112,7 +121,7 @@ export function createClientEntries(runner: ScriptRunner, prefix: string, routeS
     },
     copyEntry: async (client) => {
       if (routeScopes.length === 0) return 0;
-      await formerRoutes();
+      await recordOnce();
       const before = await read(client);
       if (before.value === "") return 0;
       const missing = copies(client);

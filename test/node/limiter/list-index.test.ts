@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClientEntries, createLimiter } from "../../../src/limiter/index.ts";
-import { setEntryIfAbsent } from "../../../src/limiter/entries/script.ts";
+import { recordCopyRoutes, setEntryIfAbsent } from "../../../src/limiter/entries/script.ts";
 import type { Rule, ScriptRunner } from "../../../src/limiter/types.ts";
 import { startHarness, T0, type Harness } from "./harness.ts";
 
@@ -102,6 +102,23 @@ describe("copying entries to a multi-key route added after they were written", (
     for (const { client } of await after.listEntries(0, 10)) await after.copyEntry(client);
     expect(await decide("10.0.0.8")).toMatchObject({ allowed: false, reason: "deny-list" });
     expect(await decide("10.0.0.9")).toMatchObject({ allowed: true, rules: [{ remaining: 4 }, { remaining: 4 }] });
+  });
+
+  it("Should record the route before writing its first copy, and try again after the record failed", async () => {
+    let failures = 1;
+    const runner: ScriptRunner = {
+      evalsha: async (sha1, keys, args) => {
+        if (sha1 === recordCopyRoutes.sha1 && failures-- > 0) throw new Error("Redis EVALSHA failed with 502");
+        return h.runner.evalsha(sha1, keys, args);
+      },
+      eval: (script, keys, args) => h.runner.eval(script, keys, args),
+    };
+    const { prefix, before, after } = setup(runner);
+    await before.setList("10.0.0.10", "deny");
+    await expect(after.copyEntry("10.0.0.10")).rejects.toThrow("502");
+    expect(await h.keys(prefix)).not.toContain(`${prefix}:list:{route:api}:10.0.0.10`);
+    expect(await after.copyEntry("10.0.0.10")).toBe(1);
+    expect(await h.redis.smembers(`${prefix}:list-copy-routes`)).toEqual(["api"]);
   });
 
   /**
