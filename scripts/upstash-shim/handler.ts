@@ -44,6 +44,12 @@ export type RequestHeaders = Record<string, string | string[] | undefined>;
 export interface CommandRoute {
   kind: "single" | "pipeline" | "multi-exec" | "path-form";
   url: URL;
+  /**
+   * The path as sent, before its `?`. The path form reads its arguments here, not in `url`: a URL
+   * parser resolves dot segments (`/set/%2E%2E/flushall` would become `/flushall`) and turns `\`
+   * into `/`, which would change the command a client asked for.
+   */
+  path: string;
   /** `Upstash-Encoding: base64` (§5). */
   base64: boolean;
 }
@@ -150,7 +156,7 @@ export function createShimHandler(options: ShimHandlerOptions): ShimHandler {
         const outcomes = await (route.kind === "pipeline" ? executor.pipeline(commands) : executor.transaction(commands));
         return json(200, `[${outcomes.map((outcome) => entryJson(outcome, route.base64)).join(",")}]`);
       }
-      const command = route.kind === "single" ? parseCommandBody(body.toString("utf8")) : pathFormCommand(route.url, body);
+      const command = route.kind === "single" ? parseCommandBody(body.toString("utf8")) : pathFormCommand(route.path, route.url.searchParams, body);
       const [outcome] = await executor.pipeline([command]);
       return json(outcome instanceof Error ? 400 : 200, entryJson(outcome!, route.base64));
     } catch (error) {
@@ -175,10 +181,11 @@ export function createShimHandler(options: ShimHandlerOptions): ShimHandler {
         return refuse(400, `ERR unsupported Upstash-Response-Format "${format}": this shim only answers json`);
       }
       try {
-        const route = routeOf(url.pathname);
+        const path = rawPath(target);
+        const route = routeOf(path);
         if (route.kind === "subscribe") return route;
         const base64 = String(requestHeaders["upstash-encoding"] ?? "").toLowerCase() === "base64";
-        return { kind: route.kind, url, base64 };
+        return { kind: route.kind, url, path, base64 };
       } catch (error) {
         return { kind: "answer", answer: failure(error) };
       }
@@ -219,11 +226,24 @@ function requestUrl(target: string): URL | undefined {
   if (fixed) return fixed;
   try {
     // Prefixing keeps a path such as "//x" a path (new URL would read "x" as a host).
-    return new URL(`http://shim${target}`);
+    return new URL(target.startsWith("/") ? `http://shim${target}` : target);
   } catch {
     return undefined;
   }
 }
+
+/**
+ * The request target's path as sent: everything before its query (or a fragment, which no client
+ * sends), after the scheme and host of an absolute-form target (RFC 9112 §3.2.2).
+ */
+function rawPath(target: string): string {
+  const path = target.startsWith("/") ? target : target.replace(ABSOLUTE_FORM, "");
+  const end = path.search(/[?#]/);
+  return (end === -1 ? path : path.slice(0, end)) || "/";
+}
+
+/** `scheme://authority` at the start of an absolute-form request target. */
+const ABSOLUTE_FORM = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i;
 
 function authorized(header: string | string[] | undefined, url: URL, expected: Buffer): boolean {
   const bearer = typeof header === "string" ? /^Bearer\s+(.+)$/i.exec(header)?.[1] : undefined;

@@ -6,22 +6,23 @@
 import { RequestError, type Arg, type Command } from "./protocol.ts";
 
 /**
- * Builds a command from the URL path segments, the raw body (appended as the last argument when
+ * Builds a command from the path's segments, the raw body (appended as the last argument when
  * non-empty) and the query parameters (after the body: `?EX=100` → `EX`, `100`; a parameter without
- * a value adds only its name). Segments and query values are percent-decoded; `_token` is not an
- * argument (§2).
+ * a value adds only its name). `path` is the request target's path as sent: each segment is
+ * percent-decoded on its own, so `.`, `..`, `%2E%2E` and `\` are arguments like any other, never
+ * a path to resolve. `_token` is not an argument (§2).
  *
  * @example
- * pathFormCommand(new URL("http://h/set/foo/bar?EX=100"), Buffer.alloc(0));
+ * pathFormCommand("/set/foo/bar", new URLSearchParams("EX=100"), Buffer.alloc(0));
  * // → { name: "SET", args: ["foo", "bar", "EX", "100"] }
  */
-export function pathFormCommand(url: URL, body: Buffer): Command {
-  const segments = url.pathname.split("/").slice(1);
+export function pathFormCommand(path: string, query: URLSearchParams, body: Buffer): Command {
+  const segments = path.split("/").slice(1);
   const decoded = segments.map((segment) => decodeSegment(segment, "ERR failed to parse command:"));
   const [name, ...args] = decoded as [string, ...Arg[]];
   if (!name) throw new RequestError(400, "ERR empty command");
   if (body.length > 0) args.push(body);
-  for (const [key, value] of url.searchParams) {
+  for (const [key, value] of query) {
     if (key === "_token") continue;
     args.push(key);
     if (value !== "") args.push(value);

@@ -38,8 +38,13 @@ describe("argument conversion (docs/shim.md §3)", () => {
   });
 
   it("Should read a command from the path form, with the body last but one and the query after it", () => {
-    const command = pathFormCommand(new URL("http://h/set/a%20key/v?_token=t&EX=100&NX"), b("body"));
+    const command = pathFormCommand("/set/a%20key/v", new URLSearchParams("_token=t&EX=100&NX"), b("body"));
     expect(command).toEqual({ name: "SET", args: ["a key", "v", b("body"), "EX", "100", "NX"] });
+  });
+
+  it("Should read dot segments in the path form as arguments, so they cannot change the command", () => {
+    expect(pathFormCommand("/set/%2E%2E/flushall", new URLSearchParams(), b(""))).toEqual({ name: "SET", args: ["..", "flushall"] });
+    expect(pathFormCommand("/set/k/.", new URLSearchParams(), b(""))).toEqual({ name: "SET", args: ["k", "."] });
   });
 });
 

@@ -20,6 +20,19 @@ async function call(path: string, init: { method?: string; body?: string; header
   return { status: res.status, body: await res.text(), headers: res.headers };
 }
 
+/** A request with its target sent exactly as given (fetch would normalise it), with the token. */
+function rawCall(method: string, target: string, body = ""): Promise<{ status?: number; body: string }> {
+  const url = new URL(shim.url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, method, path: target, headers: H }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
+    });
+    req.on("error", reject).end(body);
+  });
+}
+
 describe("the examples of docs/shim.md §15", () => {
   const p = `srv:${randomUUID()}:`;
   // [request, headers, body, status, exact response body]; run in order, as one session.
@@ -106,6 +119,20 @@ describe("the path form (docs/shim.md §1)", () => {
     const res = await fetch(`${shim.url}/set/${key}`, { method: "POST", body: bytes, headers: H });
     expect(await res.text()).toBe('{"result":"OK"}');
     expect((await call("/", { body: JSON.stringify(["GET", key]), headers: B64 })).body).toBe(`{"result":"${bytes.toString("base64")}"}`);
+  });
+
+  it("Should take dot segments and backslashes as arguments, never as a path to resolve", async () => {
+    // fetch would resolve the dots itself, so this request is written as a client may send it.
+    const key = `srv:${randomUUID()}`;
+    expect(await rawCall("GET", `/rpush/${key}/./%2E/../%2e%2E/a\\b`)).toEqual({ status: 200, body: '{"result":5}' });
+    expect((await call("/", { body: JSON.stringify(["LRANGE", key, 0, -1]) })).body).toBe(JSON.stringify({ result: [".", ".", "..", "..", "a\\b"] }));
+  });
+
+  it("Should read an absolute-form request target by its path (RFC 9112 §3.2.2)", async () => {
+    const key = `srv:${randomUUID()}`;
+    expect(await rawCall("POST", `${shim.url}/`, '["PING"]')).toEqual({ status: 200, body: '{"result":"PONG"}' });
+    expect(await rawCall("GET", `${shim.url}/set/${key}/v?EX=100`)).toEqual({ status: 200, body: '{"result":"OK"}' });
+    expect((await call(`/get/${key}`, { method: "GET" })).body).toBe('{"result":"v"}');
   });
 
   it("Should percent-decode path segments", async () => {
