@@ -5,7 +5,7 @@
  * between all requests, so anything that changes that connection's state, or reaches outside the
  * database (server admin, replication, persistence, other databases), would leak between clients.
  */
-import type { Command } from "./protocol.ts";
+import type { Arg, Command } from "./protocol.ts";
 
 const REFUSED = new Set([
   // Connection state (§13): PING and ECHO are the only connection commands allowed.
@@ -73,6 +73,20 @@ const REFUSED = new Set([
 const BLOCK_OPTION = new Set(["XREAD", "XREADGROUP"]);
 
 /**
+ * Whether an XREAD or XREADGROUP has the BLOCK option. Options stand before `STREAMS`, and after
+ * XREADGROUP's `GROUP <group> <consumer>`: a stream, group or consumer named "block" is no option.
+ */
+function hasBlockOption(name: string, args: readonly Arg[]): boolean {
+  const first = name === "XREADGROUP" && String(args[0]).toUpperCase() === "GROUP" ? 3 : 0;
+  for (const arg of args.slice(first)) {
+    const word = String(arg).toUpperCase();
+    if (word === "STREAMS") return false;
+    if (word === "BLOCK") return true;
+  }
+  return false;
+}
+
+/**
  * The error a refused command gets, in Upstash's wording (§13), or `undefined` when the command
  * may run. `SCRIPT DEBUG` is refused too: it switches the connection into the Lua debugger; so is `COPY … DB`.
  *
@@ -83,7 +97,7 @@ export function refusal(command: Command): string | undefined {
   const { name, args } = command;
   const blocks =
     REFUSED.has(name) ||
-    (BLOCK_OPTION.has(name) && args.some((arg) => String(arg).toUpperCase() === "BLOCK")) ||
+    (BLOCK_OPTION.has(name) && hasBlockOption(name, args)) ||
     (name === "SCRIPT" && String(args[0] ?? "").toUpperCase() === "DEBUG") ||
     // COPY … DB <n> writes into another database, as MOVE does.
     (name === "COPY" && args.slice(2).some((arg) => String(arg).toUpperCase() === "DB"));

@@ -96,6 +96,11 @@ describe("refused commands (docs/shim.md §13)", () => {
   it("Should refuse XREAD only when it would block, and let ordinary commands through", () => {
     expect(refusal({ name: "XREAD", args: ["block", "0", "STREAMS", "s", "$"] })).toBe("ERR Command is not available: 'XREAD'");
     expect(refusal({ name: "XREAD", args: ["STREAMS", "s", "0"] })).toBeUndefined();
+    expect(refusal({ name: "XREAD", args: ["COUNT", "1", "STREAMS", "block", "0"] })).toBeUndefined();
+    expect(refusal({ name: "XREADGROUP", args: ["GROUP", "block", "block", "STREAMS", "s", ">"] })).toBeUndefined();
+    expect(refusal({ name: "XREADGROUP", args: ["GROUP", "g", "c", "COUNT", "1", "BLOCK", "0", "STREAMS", "s", ">"] })).toBe(
+      "ERR Command is not available: 'XREADGROUP'",
+    );
     expect(refusal({ name: "EVALSHA", args: [] })).toBeUndefined();
   });
 });
