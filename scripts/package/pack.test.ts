@@ -26,7 +26,8 @@ import { createLimiter, createMemoryLimiter, createRedisRunner, type Decision } 
 type Env = { UPSTASH_REDIS_REST_URL: string; UPSTASH_REDIS_REST_TOKEN: string; KEY_PREFIX: string };
 const app = new Hono<{ Bindings: Env }>();
 app.use("/api/*", rateLimit());
-app.get("/api/hello", (c) => c.text("hello"));
+// As README's example reads it: \`c.var.rateLimit\` must type-check without declaring Variables.
+app.get("/api/hello", (c) => c.json({ hello: c.var.rateLimit?.decision?.rules[0]?.remaining ?? null }));
 
 const rules = [{ name: "default", algorithm: "sliding-window", limit: 1, windowMs: 60_000 }] as const;
 app.get("/redis", async (c) => {
@@ -143,7 +144,7 @@ describe("the npm package, installed into a Hono app outside the repository", ()
   it("Should limit requests in workerd through ratewall/middleware: one allowed, the next refused with 429", async () => {
     const headers = { "cf-connecting-ip": "203.0.113.9" };
     const first = await mf.dispatchFetch("http://app.example/api/hello", { headers });
-    expect([first.status, await first.text()]).toEqual([200, "hello"]);
+    expect([first.status, await first.json()]).toEqual([200, { hello: 0 }]);
     expect(first.headers.get("ratelimit-policy")).toBe('"default";q=1;w=60');
     const second = await mf.dispatchFetch("http://app.example/api/hello", { headers });
     await second.text();

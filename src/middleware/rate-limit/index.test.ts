@@ -7,7 +7,7 @@ import { createMemoryLimiter, ModelStore } from "../../limiter/index.ts";
 import type { Policy } from "../../limiter/plan.ts";
 import type { Limiter, LimitRequest } from "../../limiter/types.ts";
 import type { LogEntry } from "./log.ts";
-import { type DecisionEvent, rateLimit, type RateLimitOptions, type RateLimitState } from "./index.ts";
+import { type DecisionEvent, rateLimit, type RateLimitOptions } from "./index.ts";
 
 const now = 1_700_000_000_000;
 const vars = { UPSTASH_REDIS_REST_URL: "https://redis.test", UPSTASH_REDIS_REST_TOKEN: "tok-secret-123", RATE_LIMIT: "2/10s" };
@@ -43,7 +43,8 @@ function makeApp(options: Partial<RateLimitOptions> = {}, env?: object) {
   const events: DecisionEvent[] = [];
   const fake = recordingLimiters();
   const clock = { now };
-  const app = new Hono<{ Variables: { rateLimit?: RateLimitState } }>();
+  // No Variables declared, as in README's example: `c.var.rateLimit` is typed by the middleware.
+  const app = new Hono();
   const onEvent = (event: DecisionEvent) => events.push(event);
   app.use(rateLimit({ vars, runner, createLimiter: fake.createLimiter, clock: () => clock.now, log: (entry) => logs.push(entry), onEvent, ...options }));
   app.all("*", (c) => c.json({ decision: c.var.rateLimit?.decision ?? null }));

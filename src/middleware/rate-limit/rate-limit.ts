@@ -31,6 +31,16 @@ export interface RateLimitState {
   decision?: Decision;
 }
 
+declare module "hono" {
+  /**
+   * `c.var.rateLimit` is typed in every Hono app that imports the middleware, without declaring
+   * it in the app's Variables (as hono's own middlewares type `c.var`).
+   */
+  interface ContextVariableMap {
+    rateLimit?: RateLimitState;
+  }
+}
+
 /** Options, validated when `rateLimit()` runs. Everything but `vars` is for tests and embedding. */
 export type RateLimitOptions = RuntimeOptions;
 
