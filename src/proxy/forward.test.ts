@@ -24,6 +24,7 @@ describe("forwardToOrigin", () => {
         "keep-alive": "5",
         "x-ratewall-debug": "1",
         "upstash-encoding": "base64",
+        expect: "100-continue",
         authorization: "Bearer client",
       },
     });

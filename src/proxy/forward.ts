@@ -10,11 +10,14 @@
 import { OriginError } from "../errors.ts";
 
 /**
- * Request headers that are ours, or Upstash's, and never the origin's business; and two the origin
+ * Request headers that are ours, or Upstash's, and never the origin's business; two the origin
  * gets from elsewhere: `host` from the target URL, `accept-encoding` from the runtime, which
- * negotiates the encoding itself and hands the body on decoded (as `hono/proxy` does).
+ * negotiates the encoding itself and hands the body on decoded (as `hono/proxy` does); and
+ * `expect`: the runtime already met the client's `100-continue` (RFC 9110 §10.1.1) and streams
+ * the body on, and forwarded, it makes `fetch` resolve to the origin's interim 100, which no
+ * `Response` can carry (every upload curl sends over 1 MB was a 502).
  */
-const NOT_FORWARDED = /^(x-ratewall-|upstash-|host$|accept-encoding$)/i;
+const NOT_FORWARDED = /^(x-ratewall-|upstash-|host$|accept-encoding$|expect$)/i;
 const TOKEN = /^[!#$%&'*+\-.0-9A-Z^_`a-z|~]+$/;
 /** RFC 9110 §7.6.1, as `hono/proxy` lists them: never forwarded, in either direction. */
 const HOP_BY_HOP = /^(connection|keep-alive|proxy-authenticate|proxy-authorization|te|trailer|transfer-encoding|upgrade)$/;

@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, request, type Server } from "node:http";
 import { createServer as createTcpServer, type Server as TcpServer } from "node:net";
 import { Redis as UpstashRedis } from "@upstash/redis";
 import { Redis } from "ioredis";
@@ -120,6 +120,27 @@ describe("the origin down, refusing, or slower than ORIGIN_TIMEOUT_MS", () => {
     // When the last of the four reaches the origin, all four have their decision and wait on the
     // origin alone: not one Redis request is open.
     expect(originCalls.redisInFlight.at(-1)).toBe(0);
+  }, 30_000);
+});
+
+describe("an upload sent with Expect: 100-continue", () => {
+  // curl sends it with every body over 1 MB. Forwarded, it made workerd's fetch resolve to the
+  // origin's interim 100, which no Response can carry: every such upload was a 502.
+  it("Should reach the origin whole and answer the origin's final status", async () => {
+    const body = "x".repeat(100_000);
+    const { hostname, port } = new URL(worker.url);
+    const answer = await new Promise<{ status?: number; text: string }>((resolve, reject) => {
+      const headers = { "cf-connecting-ip": "203.0.113.60", expect: "100-continue", "content-length": String(body.length) };
+      const req = request({ host: hostname, port, method: "POST", path: "/upload", headers }, (res) => {
+        let text = "";
+        res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode, text })).on("error", reject);
+      });
+      // Sent at once, as RFC 9110 §10.1.1 allows (curl waits a second for the 100, then sends).
+      req.on("error", reject).end(body);
+    });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.text)).toMatchObject({ method: "POST", url: "/upload", body });
   }, 30_000);
 });
 
