@@ -79,6 +79,33 @@ describe("readSettings", () => {
     expect(() => readSettings({ ...base, ROUTES: routes(1) })).toThrow("ROUTES[0].rules[0].buckets: invalid value 1 (expected an integer from 2 to 100)");
   });
 
+  it("Should refuse a rule whose limit × window the scripts cannot count exactly, naming the path, the value and the most it allows", () => {
+    expect(readSettings({ ...base, RATE_LIMIT: "434374/30d" }).defaultRoute.rules[0]).toMatchObject({ limit: 434_374 });
+    expect(() => readSettings({ ...base, RATE_LIMIT: "434375/30d" })).toThrow("at most 434374 per 30d");
+    expect(() => readSettings({ ...base, RATE_LIMIT: "1000000/30d" })).toThrow(
+      'RATE_LIMIT: invalid rule "1000000/30d" (limit × window must stay within 2^50 ms: at most 434374 per 30d)',
+    );
+    expect(() => readSettings({ ...base, ROUTES: [{ pattern: "*/api/*", rules: ["5/1s", { limit: 2_000_000, window: "30d" }] }] })).toThrow(
+      "ROUTES[0].rules[1].limit: invalid value 2000000 (limit × window must stay within 2^50 ms: at most 434374 per 30d)",
+    );
+    const burst = { limit: 10, window: "30d", algorithm: "token-bucket", burst: 1_000_000 };
+    expect(() => readSettings({ ...base, TIERS: { pro: [burst] } })).toThrow(
+      "TIERS.pro[0].burst: invalid value 1000000 (burst × window must stay within 2^50 ms: at most 434374 per 30d)",
+    );
+  });
+
+  it("Should refuse a route whose cost is more than one of its rules ever allows, since it would refuse every request", () => {
+    const route = { pattern: "*/export*", rules: ["5/1m", "100/1h"], cost: 10 };
+    expect(() => readSettings({ ...base, ROUTES: [route] })).toThrow(
+      'ROUTES[0].cost: invalid value 10 (more than rule "5-per-1m" allows in a window, 5: every request would be refused)',
+    );
+    const bucket = { limit: 5, window: "1m", algorithm: "token-bucket", burst: 20 };
+    expect(readSettings({ ...base, ROUTES: [{ ...route, rules: bucket }] }).routes[0]!.cost).toBe(10);
+    expect(() => readSettings({ ...base, TIERS: { free: "5/1m", pro: "500/1m" }, ROUTES: [{ pattern: "*/export*", tiers: "pro", cost: 10 }] })).toThrow(
+      'ROUTES[0].cost: invalid value 10 (more than tier "free"\'s rule "default" allows in a window, 5: every request would be refused)',
+    );
+  });
+
   it("Should read a rule's own key, and refuse one on a tier's rule, naming the path and the value", () => {
     const routes = [
       {

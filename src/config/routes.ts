@@ -76,21 +76,38 @@ function parseRoute(value: unknown, at: At, defaults: RouteDefaults): RouteSetti
     fail(child(at, "algorithm"), 'a route with tiers takes its algorithm from TIERS (give a tier\'s rule an "algorithm", or set RATE_LIMIT_ALGORITHM)');
   const tiers = raw.tiers === undefined ? undefined : readTierChoice(raw.tiers, defaults.tiers, child(at, "tiers"));
   const origin = raw.origin === undefined ? defaults.origin : readUrl(raw.origin, child(at, "origin"));
+  const rules = unlimited ? [] : tiers ? tiers.tiers[tiers.defaultTier]! : parseRules(raw.rules, child(at, "rules"), algorithm);
+  const cost = raw.cost === undefined ? 1 : readInteger(raw.cost, 1, MAX_COST, child(at, "cost"));
+  checkCost(cost, tiers ? Object.entries(tiers.tiers) : [["", rules]], child(at, "cost"));
   return {
     pattern,
     scope: raw.name === undefined ? pattern : readRouteName(raw.name, child(at, "name")),
     ...(origin === undefined ? {} : { origin }),
-    rules: unlimited ? [] : tiers ? tiers.tiers[tiers.defaultTier]! : parseRules(raw.rules, child(at, "rules"), algorithm),
+    rules,
     ...(tiers === undefined ? {} : { tiers }),
     unlimited,
     key: raw.key === undefined ? { kind: "ip" } : parseKeySource(raw.key, child(at, "key")),
-    cost: raw.cost === undefined ? 1 : readInteger(raw.cost, 1, MAX_COST, child(at, "cost")),
+    cost,
     mode: raw.mode === undefined ? defaults.mode : readChoice(raw.mode, MODES, "mode", child(at, "mode")),
     ...(raw.methods === undefined ? {} : { methods: parseMethods(raw.methods, child(at, "methods")) }),
     count: raw.count === undefined ? "all" : parseCount(raw.count, child(at, "count")),
     allow: raw.allow === undefined ? [] : parseEntries(raw.allow, child(at, "allow")),
     deny: raw.deny === undefined ? [] : parseEntries(raw.deny, child(at, "deny")),
   };
+}
+
+/**
+ * A request charges `cost` to every rule at once, so a rule that allows fewer per window (a
+ * token bucket: fewer than its burst) would refuse every request, with a Retry-After that no wait
+ * honours. `groups` are the route's rules, by tier ("" when it has none).
+ */
+function checkCost(cost: number, groups: ReadonlyArray<readonly [string, readonly Rule[]]>, at: At): void {
+  for (const [tier, rules] of groups) {
+    const rule = rules.find((candidate) => (candidate.burst ?? candidate.limit) < cost);
+    if (!rule) continue;
+    const whose = tier === "" ? `rule ${quote(rule.name)}` : `tier ${quote(tier)}'s rule ${quote(rule.name)}`;
+    fail(at, `invalid value ${cost} (more than ${whose} allows in a window, ${rule.burst ?? rule.limit}: every request would be refused)`);
+  }
 }
 
 /** `"tiers": "<default tier>"`: the route decides by the client's tier, this one for clients without. */

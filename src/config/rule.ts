@@ -4,6 +4,7 @@
  * or an object when it needs a name, another algorithm, a token-bucket burst or sliding-window buckets.
  */
 import { algorithmNames } from "../limiter/catalog.ts";
+import { MAX_COUNT_TIMES_WINDOW_MS } from "../limiter/plan.ts";
 import { MAX_BUCKETS } from "../limiter/sliding-window/index.ts";
 import type { AlgorithmName } from "../limiter/types.ts";
 import { parseDuration } from "./duration.ts";
@@ -50,7 +51,20 @@ export function parseRule(value: unknown, at: At, algorithm: AlgorithmName, fall
     rule.buckets = readInteger(raw.buckets, 2, MAX_BUCKETS, child(at, "buckets"));
   }
   if (raw.key !== undefined) rule.key = parseKeySource(raw.key, child(at, "key"));
+  for (const field of ["limit", "burst"] as const) {
+    const beyond = beyondExactRange(field, rule[field], rule.windowMs, raw.window as string);
+    if (beyond) fail(child(at, field), `invalid value ${rule[field]} (${beyond})`);
+  }
   return rule;
+}
+
+/**
+ * Why `count` per window is more than the scripts count exactly (see
+ * {@link MAX_COUNT_TIMES_WINDOW_MS}), with the most that window allows; `undefined` when it fits.
+ */
+function beyondExactRange(what: string, count: number | undefined, windowMs: number, windowText: string): string | undefined {
+  if (count === undefined || count * windowMs <= MAX_COUNT_TIMES_WINDOW_MS) return undefined;
+  return `${what} × window must stay within 2^50 ms: at most ${Math.floor(MAX_COUNT_TIMES_WINDOW_MS / windowMs)} per ${windowText}`;
 }
 
 /** The name a rule gets when it has none and shares its route with others: `10-per-1s`. */
@@ -66,7 +80,10 @@ function parseRuleText(text: string, at: At, algorithm: AlgorithmName, name: str
   const count = match[1]!;
   const limit = /^[1-9][0-9]{0,9}$/.test(count) ? Number(count) : 0;
   if (limit < 1 || limit > MAX_COUNT) fail(at, `invalid count ${quote(count)} (expected an integer from 1 to ${MAX_COUNT})`);
-  return { name, algorithm, limit, windowMs: readWindow(match[2], at) };
+  const windowMs = readWindow(match[2], at);
+  const beyond = beyondExactRange("limit", limit, windowMs, match[2]!);
+  if (beyond) fail(at, `invalid rule ${quote(text)} (${beyond})`);
+  return { name, algorithm, limit, windowMs };
 }
 
 function readWindow(value: unknown, at: At): number {

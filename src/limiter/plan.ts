@@ -144,6 +144,12 @@ function isRuleList(policy: Policy): policy is readonly Rule[] {
   return Array.isArray(policy);
 }
 
+/**
+ * The largest limit (or burst) × window, in ms, a rule may have: it keeps every product the scripts
+ * form (count × window) exact in a double, in Lua and in JS.
+ */
+export const MAX_COUNT_TIMES_WINDOW_MS = 2 ** 50;
+
 /** Validates one group's rules; `where` prefixes messages with the tier. */
 function compileGroup(name: string, input: readonly Rule[], where: string): Group {
   const rules = Object.freeze(input.map((rule) => Object.freeze({ ...rule }))); // the caller's later edits change nothing
@@ -160,8 +166,7 @@ function compileGroup(name: string, input: readonly Rule[], where: string): Grou
         throw new RangeError(`${at}: ${field} must be an integer >= 1, got ${JSON.stringify(rule[field])}`);
       }
     }
-    // Keeps every product the scripts form (count × window) exact in a double, in Lua and in JS.
-    if (Math.max(rule.limit, rule.burst ?? 0) * rule.windowMs > 2 ** 50) {
+    if (Math.max(rule.limit, rule.burst ?? 0) * rule.windowMs > MAX_COUNT_TIMES_WINDOW_MS) {
       throw new RangeError(`${at}: limit × windowMs is too large (max 2^50)`);
     }
     if (rule.buckets !== undefined && algorithm.defaultBuckets === undefined) throw new RangeError(`${at}: only sliding-window has buckets`);
