@@ -22,7 +22,7 @@ interface Seen {
 }
 
 /** A Worker that answers like the admin API contract, and records what it was asked. */
-function fakeWorker(seen: Seen[], state: { origin?: "html" | "echo" }): Server {
+function fakeWorker(seen: Seen[], state: { origin?: "html" | "echo" | "missing" }): Server {
   return createServer((request, response) => {
     seen.push({ method: request.method!, url: request.url!, authorization: request.headers.authorization });
     const url = new URL(request.url!, "http://worker");
@@ -34,6 +34,7 @@ function fakeWorker(seen: Seen[], state: { origin?: "html" | "echo" }): Server {
       answer(status, { type: "about:blank", title, status, detail }, "application/problem+json");
     // Without ADMIN_TOKEN the path is not special: it goes to the origin like any other.
     if (state.origin === "html") return answer(200, "<h1>origin</h1>", "text/html");
+    if (state.origin === "missing") return answer(404, "<h1>File not found</h1>", "text/html");
     if (state.origin === "echo") return answer(200, { method: request.method, url: request.url, headers: request.headers });
     if (request.headers.authorization !== `Bearer ${TOKEN}`) return problem(401, "Unauthorized", "missing or wrong bearer token");
     const route = url.searchParams.get("route");
@@ -72,7 +73,7 @@ function runCli(args: string[], env: Record<string, string | undefined>): Promis
 
 describe("npm run admin against a Worker", () => {
   const seen: Seen[] = [];
-  const state: { origin?: "html" | "echo" } = {};
+  const state: { origin?: "html" | "echo" | "missing" } = {};
   const server = fakeWorker(seen, state);
   let url = "";
   const withToken = { RATEWALL_ADMIN_TOKEN: TOKEN };
@@ -178,6 +179,16 @@ describe("npm run admin against a Worker", () => {
     },
     30_000,
   );
+
+  it("Should exit 1 and suspect ADMIN_TOKEN when the origin refuses the path with its own error page, printing nothing of it", async () => {
+    state.origin = "missing";
+    const result = await runCli(["status", "203.0.113.7", "--url", url], withToken);
+    expect(result).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `ratewall admin: ${url} answered 404 Not Found with text/html, not the admin API's status JSON (is ADMIN_TOKEN set on the Worker?)\n`,
+    });
+  }, 30_000);
 
   it("Should exit 2 with the usage, sending nothing, when RATEWALL_ADMIN_TOKEN is unset", async () => {
     const result = await runCli(["status", "203.0.113.7", "--url", url], {});

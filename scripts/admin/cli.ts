@@ -28,15 +28,19 @@ async function main(): Promise<number> {
 /** The answer, parsed and as received, or undefined once the refusal or the wrong answer is printed. */
 async function call(url: string, token: string, command: Command): Promise<{ body: Record<string, unknown>; text: string } | undefined> {
   const answer = await callAdmin(url, token, command);
-  if (answer.status < 200 || answer.status > 299) {
+  const failed = answer.status < 200 || answer.status > 299;
+  // The admin API answers every error as problem details (RFC 9457).
+  if (failed && /^application\/problem\+json\b/i.test(answer.contentType)) {
     console.error(formatProblem(answer.status, answer.statusText, answer.body, answer.retryAfter));
     return undefined;
   }
-  const body = readAnswer(command.name, answer.contentType, answer.body);
-  // Without ADMIN_TOKEN the Worker has no admin API, and the path goes to the origin like any other.
+  const body = failed ? undefined : readAnswer(command.name, answer.contentType, answer.body);
   if (body) return { body, text: answer.body };
+  // Without ADMIN_TOKEN the Worker has no admin API, and the path goes to the origin like any
+  // other: what came back is the origin's, and not printed (it may be a page, or anything).
+  const status = failed ? `${answer.status} ${answer.statusText}` : String(answer.status);
   console.error(
-    `ratewall admin: ${url} answered ${answer.status} with ${answer.contentType || "no content type"}, not the admin API's ${command.name} JSON (is ADMIN_TOKEN set on the Worker?)`,
+    `ratewall admin: ${url} answered ${status} with ${answer.contentType || "no content type"}, not the admin API's ${command.name} JSON (is ADMIN_TOKEN set on the Worker?)`,
   );
   return undefined;
 }

@@ -121,8 +121,8 @@ describe("the admin CLI's tables", () => {
     );
   });
 
-  it("Should fall back to the status text and the body's text when an error answer is not problem+json", () => {
-    expect(formatProblem(502, "Bad Gateway", "  upstream down\n")).toBe("ratewall admin: 502 Bad Gateway: upstream down");
+  it("Should fall back to the status text when a problem has no title, and print no detail when it has none", () => {
+    expect(formatProblem(502, "Bad Gateway", '{"status":502}')).toBe("ratewall admin: 502 Bad Gateway");
     expect(formatProblem(500, "Internal Server Error", "")).toBe("ratewall admin: 500 Internal Server Error");
   });
 });

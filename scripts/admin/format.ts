@@ -188,8 +188,8 @@ export function formatConfig(config: ConfigAnswer): string {
 }
 
 /**
- * An error answer as the CLI's one stderr line; the detail falls back to the body's text when the
- * answer is not problem+json (a proxy's error page, say).
+ * The admin API's problem details (RFC 9457) as the CLI's one stderr line; the title falls back to
+ * the status text, and a problem without a detail prints none.
  *
  * @example
  * formatProblem(404, "Not Found", '{"type":"about:blank","title":"Not Found","status":404,"detail":"unknown route \\"x\\""}');
@@ -198,7 +198,7 @@ export function formatConfig(config: ConfigAnswer): string {
 export function formatProblem(status: number, statusText: string, body: string, retryAfter?: string | null): string {
   const problem = asRecord(parseJson(body));
   const title = typeof problem.title === "string" ? problem.title : statusText;
-  const detail = typeof problem.detail === "string" ? problem.detail : body.trim().slice(0, 200);
+  const detail = typeof problem.detail === "string" ? problem.detail : "";
   const retry = retryAfter ? ` (retry after ${retryAfter} s)` : "";
   return `ratewall admin: ${status} ${title}${detail === "" ? "" : `: ${detail}`}${retry}`;
 }
