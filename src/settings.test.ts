@@ -94,6 +94,22 @@ describe("readSettings", () => {
     );
   });
 
+  it("Should refuse a route that an earlier one shadows for every method it has, and accept one that narrows or widens the methods", () => {
+    const route = (pattern: string, name: string, methods?: string[]) => ({ pattern, name, rules: "5/1m", ...(methods ? { methods } : {}) });
+    expect(() => readSettings({ ...base, ROUTES: [route("*/Login", "a"), route("*/login", "b")] })).toThrow(
+      'ROUTES[1].pattern: "*/login" matches the requests ROUTES[0] ("*/Login") matches, for every method it has, so it would never apply (patterns ignore case)',
+    );
+    expect(() => readSettings({ ...base, ROUTES: [route("*/login", "a", ["GET", "POST"]), route("*/login", "b", ["POST"])] })).toThrow(
+      'ROUTES[1].pattern: "*/login" matches the requests ROUTES[0] ("*/login") matches, for every method it has, so it would never apply',
+    );
+    const narrower = readSettings({
+      ...base,
+      ROUTES: [route("*/login", "all"), route("*/login", "posts", ["POST"]), route("*/login", "rest", ["GET", "PUT"])],
+    });
+    expect(narrower.routes.map((r) => r.scope)).toEqual(["all", "posts", "rest"]);
+    expect(readSettings({ ...base, ROUTES: [route("*/login", "posts", ["POST"]), route("*/login", "others")] }).routes).toHaveLength(2);
+  });
+
   it("Should refuse a route whose cost is more than one of its rules ever allows, since it would refuse every request", () => {
     const route = { pattern: "*/export*", rules: ["5/1m", "100/1h"], cost: 10 };
     expect(() => readSettings({ ...base, ROUTES: [route] })).toThrow(

@@ -4,7 +4,7 @@
  * `validKeys`).
  */
 import type { AlgorithmName, Rule } from "../limiter/types.ts";
-import { parsePattern } from "../routing/pattern.ts";
+import { type Pattern, parsePattern } from "../routing/pattern.ts";
 import { parseCount, parseMethods } from "./http.ts";
 import { parseKeySource } from "./key-source.ts";
 import { parseEntries } from "./lists.ts";
@@ -56,7 +56,33 @@ export function parseRoutes(value: unknown, defaults: RouteDefaults): RouteSetti
     if (first !== undefined) fail(child(child(at, index), "pattern"), `duplicate route ${quote(route.scope)} (also ROUTES[${first}]; give one a "name")`);
     seen.set(route.scope, index);
   });
+  routes.forEach((route, index) => {
+    const earlier = routes.findIndex((other, i) => i < index && shadows(other, route));
+    if (earlier >= 0) {
+      const other = routes[earlier]!.pattern;
+      const why = other === route.pattern ? "" : " (patterns ignore case)";
+      const message = `${quote(route.pattern)} matches the requests ROUTES[${earlier}] (${quote(other)}) matches, for every method it has, so it would never apply${why}`;
+      fail(child(child(at, index), "pattern"), message);
+    }
+  });
   return routes;
+}
+
+/**
+ * Whether `earlier` takes every request `later` would (src/routing/match.ts): the same pattern
+ * once compiled, and `later` no narrower in methods (a route with `methods` beats one without,
+ * whatever their order).
+ */
+function shadows(earlier: RouteSettings, later: RouteSettings): boolean {
+  if (patternKey(earlier.pattern) !== patternKey(later.pattern)) return false;
+  const { methods } = earlier;
+  if (!methods) return !later.methods;
+  return later.methods?.every((method) => methods.includes(method)) ?? false;
+}
+
+function patternKey(source: string): string {
+  const { scheme = "", hostKind, host, pathKind, path } = parsePattern(source) as Pattern;
+  return `${scheme} ${hostKind} ${host} ${pathKind} ${path}`;
 }
 
 function parseRoute(value: unknown, at: At, defaults: RouteDefaults): RouteSettings {

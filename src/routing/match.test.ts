@@ -11,6 +11,9 @@ describe("parsePattern", () => {
     expect(parsePattern("api.example.com/v1/*")).toMatchObject({ hostKind: "exact", host: "api.example.com", pathKind: "prefix", path: "/v1/" });
     expect(parsePattern("*.example.com/login*")).toMatchObject({ hostKind: "suffix", host: ".example.com", pathKind: "prefix", path: "/login" });
     expect(parsePattern("https://Example.com./health")).toMatchObject({ scheme: "https", host: "example.com", pathKind: "exact", path: "/health" });
+    // A prefix may end in dots: "/.well-known" starts with "/.", and "/a/" ends with an empty segment.
+    expect(parsePattern("example.com/.*")).toMatchObject({ pathKind: "prefix", path: "/." });
+    expect(parsePattern("example.com/a/*")).toMatchObject({ pathKind: "prefix", path: "/a/" });
   });
 
   it.each([
@@ -19,6 +22,12 @@ describe("parsePattern", () => {
     ["api.*.com/*", "a * may only open the host, and hosts hold letters, digits, dots and dashes"],
     ["example.com:8080/*", "ports are not part of a route pattern"],
     ["example.com/a?b=1", "route patterns do not match query strings"],
+    ["ftp://example.com/a", 'only http:// and https:// requests reach a Worker (got "ftp://")'],
+    ["[::1]/a", "an IP address is not a route host (routes are on your zone's host names)"],
+    ["example.com//b", 'the path has an empty segment, which no request has once its path is normalized (write "/b")'],
+    ["example.com/a/../b*", 'the path has a ".." segment, which no request has once its path is normalized (write "/b*")'],
+    ["example.com/a/./b", 'the path has a "." segment, which no request has once its path is normalized (write "/a/b")'],
+    ["example.com/a/..", 'the path has a ".." segment, which no request has once its path is normalized (write "/")'],
   ])("Should explain why %s is not a pattern", (pattern, reason) => expect(parsePattern(pattern)).toBe(reason));
 });
 

@@ -33,7 +33,14 @@ export function normalizeForMatch(url: URL): MatchTarget {
   };
 }
 
-function normalizePath(pathname: string): string {
+/**
+ * A URL path as the matcher reads it: decoded once, `\` and `%2F` as `/`, empty and dot segments
+ * resolved, lowercase; a trailing slash kept.
+ *
+ * @example
+ * normalizePath("/V1/%2E%2E//Login/"); // → "/login/"
+ */
+export function normalizePath(pathname: string): string {
   // Decoding once matches what origins do; %2F and %5C then become separators, as many servers
   // (and every path-joining framework) end up treating them.
   const decoded = safeDecode(pathname).replace(BACKSLASHES, "/").toLowerCase();

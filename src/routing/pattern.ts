@@ -3,6 +3,7 @@
  * `*.example.com/login*`): a `*` may open the host and close the path, nowhere else, as in
  * Cloudflare's "Routes and domains" rules, so that patterns can be copied from `routes`.
  */
+import { normalizePath } from "./normalize.ts";
 
 /** A compiled pattern. Literals are lowercase: matching ignores case (see normalize.ts). */
 export interface Pattern {
@@ -19,6 +20,7 @@ export interface Pattern {
 }
 
 const SCHEME = /^(https?):\/\//;
+const ANY_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//;
 const HOST = /^[a-z0-9.-]*$/;
 const PATH = /^\/[A-Za-z0-9\-._~!$&'()+,;=:@/]*$/;
 
@@ -33,6 +35,7 @@ export function parsePattern(source: string): Pattern | string {
   let rest = source.trim().toLowerCase();
   const scheme = SCHEME.exec(rest)?.[1] as Pattern["scheme"];
   if (scheme) rest = rest.slice(scheme.length + 3);
+  else if (ANY_SCHEME.test(rest)) return `only http:// and https:// requests reach a Worker (got "${ANY_SCHEME.exec(rest)![0]}")`;
   const slash = rest.indexOf("/");
   if (slash < 0) return "missing path (write host/path, e.g. example.com/*)";
   let host = rest.slice(0, slash);
@@ -40,15 +43,36 @@ export function parsePattern(source: string): Pattern | string {
   if (host === "") return "missing host (use * for any host, e.g. */api/*)";
   const hostKind = host.startsWith("*") ? "suffix" : "exact";
   if (hostKind === "suffix") host = host.slice(1);
+  if (host.startsWith("[")) return "an IP address is not a route host (routes are on your zone's host names)";
   if (host.includes(":")) return "ports are not part of a route pattern";
   if (!HOST.test(host)) return "a * may only open the host, and hosts hold letters, digits, dots and dashes";
   const pathKind = path.endsWith("*") ? "prefix" : "exact";
   if (pathKind === "prefix") path = path.slice(0, -1);
   if (path.includes("?")) return "route patterns do not match query strings";
   if (!PATH.test(path)) return "a * may only close the path";
+  const unreachable = unnormalizedSegment(path, pathKind);
+  if (unreachable !== undefined) {
+    const written = `${normalizePath(path)}${pathKind === "prefix" ? "*" : ""}`;
+    return `the path has ${unreachable}, which no request has once its path is normalized (write "${written}")`;
+  }
   // A fully qualified name's trailing dot names the same host (RFC 1034 §3.1); requests lose it too.
   host = host.replace(/\.+$/, "");
   return { source, ...(scheme ? { scheme } : {}), hostKind, host, pathKind, path };
+}
+
+/**
+ * The first segment of a pattern's path that normalization removes from every request's path
+ * (normalize.ts), so that the pattern could never match: an empty segment (a trailing slash
+ * aside), `.` or `..`. A prefix's last segment is cut anywhere (`/.*` matches `/.well-known`).
+ */
+function unnormalizedSegment(path: string, pathKind: Pattern["pathKind"]): string | undefined {
+  const segments = path.split("/").slice(1);
+  for (const [i, segment] of segments.entries()) {
+    const last = i === segments.length - 1;
+    if (segment === "" && !last) return "an empty segment";
+    if ((segment === "." || segment === "..") && !(last && pathKind === "prefix")) return `a "${segment}" segment`;
+  }
+  return undefined;
 }
 
 /**
