@@ -141,6 +141,8 @@ describe("rateLimit middleware", () => {
 
   it("Should validate its options when created", () => {
     expect(() => rateLimit({ vars: { ...vars, RATE_LIMIT: "ten/1s" } })).toThrow('RATE_LIMIT: invalid count "ten" (expected an integer from 1 to 1000000000)');
+    // Without vars nothing else is built before the first request: the option still fails now.
+    expect(() => rateLimit({ blockCacheSize: -1 })).toThrow("blockCacheSize: expected an integer >= 1, got -1");
   });
 });
 

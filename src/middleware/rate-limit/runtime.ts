@@ -102,6 +102,11 @@ export type Runtimes = (env: unknown) => Runtime;
  * runtimes(c.env).match(c.req.url, c.req.method);
  */
 export function createRuntimes(options: RuntimeOptions): Runtimes {
+  const { blockCacheSize } = options;
+  // Checked here, not where the cache is built: without `vars` that is the first request.
+  if (blockCacheSize !== undefined && !(Number.isInteger(blockCacheSize) && blockCacheSize >= 1)) {
+    throw new RangeError(`blockCacheSize: expected an integer >= 1, got ${JSON.stringify(blockCacheSize)}`);
+  }
   const bySettings = new WeakMap<Settings, Runtime>();
   const runtimeFor = (settings: Settings) => {
     let runtime = bySettings.get(settings);
