@@ -101,6 +101,25 @@ function execOutcome(outcomes: Outcome[]): Outcome[] {
   return exec as Outcome[];
 }
 
+/**
+ * ioredis (5.x) reads CLUSTER SLOTS on a duplicate of a node's connection, our `stringNumbers`
+ * included, so each range's bounds arrive as strings, and its `for (slot = start; slot <= end; …)`
+ * compares them as text: a range such as "5461"–"10922" is never mapped. Its slots then went to a
+ * random master until a MOVED taught the owner, so a transaction there was discarded (MOVED while
+ * queueing) and its keys failed while an unrelated master was down. The duplicate that reads the
+ * slots gets numbers; no other reply goes through it.
+ */
+function readSlotsAsNumbers(cluster: Cluster): void {
+  type SlotReader = { getInfoFromNode(redis: Redis | undefined, callback: (error?: Error) => void): void };
+  const reader = cluster as unknown as SlotReader;
+  if (typeof reader.getInfoFromNode !== "function") throw new Error("ioredis's Cluster no longer reads slots through getInfoFromNode: see readSlotsAsNumbers");
+  const getInfoFromNode = reader.getInfoFromNode.bind(cluster);
+  reader.getInfoFromNode = (redis, callback) => {
+    const numeric = redis && Object.create(redis, { duplicate: { value: (override: object) => redis.duplicate({ ...override, stringNumbers: false }) } });
+    getInfoFromNode(numeric, callback);
+  };
+}
+
 /** {@link connectRedis} for a Redis Cluster, through ioredis's slot routing. */
 function connectCluster(redisUrl: string, subscriber: () => Redis): RedisLink {
   const cluster = new Cluster([seedNode(redisUrl)], {
@@ -113,6 +132,7 @@ function connectCluster(redisUrl: string, subscriber: () => Redis): RedisLink {
     clusterRetryStrategy: retryStrategy,
     redisOptions: { ...NODE_OPTIONS, ...credentials(redisUrl) },
   });
+  readSlotsAsNumbers(cluster);
   // The last connection error says why better than ioredis's "Stream isn't writeable…".
   let lastError: unknown;
   cluster.on("error", (error) => (lastError = error)); // Reported per request as 5xx; reconnection is automatic.

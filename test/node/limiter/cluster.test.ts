@@ -2,6 +2,8 @@ import { Redis as Upstash } from "@upstash/redis";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedisCluster, type RedisCluster } from "../../../scripts/local/redis-cluster.ts";
+import { keySlot } from "../../../scripts/upstash-shim/cluster.ts";
+import { startShim } from "../../../scripts/upstash-shim/index.ts";
 import { algorithmNames, createClientEntries } from "../../../src/limiter/index.ts";
 import type { Rule } from "../../../src/limiter/types.ts";
 import { DECISIONS, hammer, startHarness, T0, TOKEN, type Harness } from "./harness.ts";
@@ -145,6 +147,34 @@ describe("the shim's answers on a Redis Cluster", () => {
       status: 200,
       body: [{ result: "OK" }, { result: 2 }, { result: null }],
     });
+  });
+
+  it("Should run a transaction on any master's slots from the first request, not only once a MOVED taught it the owner", async () => {
+    // A fresh shim: the one above may have learned owners from redirections already.
+    const shim = await startShim({ redisUrl: cluster!.seedUrl, token: TOKEN, port: 0, cluster: true });
+    try {
+      const ranges = (await masters[0]!.cluster("SLOTS")) as Array<[number, number, ...unknown[]]>;
+      expect(ranges).toHaveLength(3);
+      for (const [start, end] of ranges) {
+        let i = 0;
+        while (keySlot(`tx-${i}`) < start || keySlot(`tx-${i}`) > end) i++;
+        const res = await fetch(`${shim.url}/multi-exec`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${TOKEN}` },
+          body: JSON.stringify([
+            ["SET", `tx-${i}`, "1"],
+            ["INCR", `tx-${i}`],
+          ]),
+        });
+        expect({ slots: `${start}-${end}`, status: res.status, body: await res.json() }).toEqual({
+          slots: `${start}-${end}`,
+          status: 200,
+          body: [{ result: "OK" }, { result: 2 }],
+        });
+      }
+    } finally {
+      await shim.close();
+    }
   });
 
   it("Should run a pipeline across slots command by command on each key's master, with one result per command in order", async () => {
