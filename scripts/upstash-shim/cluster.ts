@@ -7,6 +7,7 @@
 import { Command as IoCommand, type Cluster, type Redis } from "ioredis";
 import type { Arg, Command, Reply } from "./protocol.ts";
 import type { Outcome } from "./redis.ts";
+import { RedisUnavailableError } from "./redis-connection.ts";
 
 /** Writes one command through a given connection (or the cluster's router) and settles it. */
 export type Send = (command: Command, via?: (command: IoCommand) => unknown) => Promise<Outcome>;
@@ -100,6 +101,24 @@ const EVERY_MASTER: Record<string, Combine> = {
   KEYS: (replies) => replies.flatMap((reply) => reply as Reply[]),
 };
 
+/** How the masters' replies to a whole-database command are combined; `undefined` for any other command. */
+function combinerOf(command: Command): Combine | undefined {
+  const sub = command.args.length > 0 ? `${command.name} ${String(command.args[0]).toUpperCase()}` : command.name;
+  return EVERY_MASTER[sub] ?? EVERY_MASTER[command.name];
+}
+
+/**
+ * Why a transaction cannot run on a cluster because of a whole-database command in it (one
+ * transaction runs on one master), or `undefined` when it holds none.
+ *
+ * @example
+ * wholeDatabaseInTransaction([{ name: "FLUSHDB", args: [] }]); // → "ERR FLUSHDB acts on every master …"
+ */
+export function wholeDatabaseInTransaction(commands: Command[]): string | undefined {
+  const found = commands.find((command) => command.name === "SCAN" || combinerOf(command) !== undefined);
+  return found && `ERR ${found.name} acts on every master of the cluster, which one transaction cannot: send it outside /multi-exec`;
+}
+
 /**
  * The cluster's `sendOne`: whole-database commands reach every master (see {@link EVERY_MASTER});
  * SCAN walks the masters one after the other behind one cursor; the rest goes through ioredis's
@@ -107,15 +126,31 @@ const EVERY_MASTER: Record<string, Combine> = {
  */
 export function clusterSender(cluster: Cluster, send: Send): (command: Command) => Promise<Outcome> {
   // A stable order, so that a SCAN cursor names the same master on the next call.
-  const masters = () => cluster.nodes("master").sort((a, b) => nodeName(a).localeCompare(nodeName(b)));
+  const masters = () => everyMaster(cluster).sort((a, b) => nodeName(a).localeCompare(nodeName(b)));
   return async (command) => {
     if (command.name === "SCAN") return scan(command, masters(), send);
-    const sub = command.args.length > 0 ? `${command.name} ${String(command.args[0]).toUpperCase()}` : command.name;
-    const combine = EVERY_MASTER[sub] ?? EVERY_MASTER[command.name];
+    const combine = combinerOf(command);
     if (!combine) return send(command);
     const outcomes = await Promise.all(masters().map((master) => send(command, (io) => master.sendCommand(io))));
     return outcomes.find((outcome) => outcome instanceof Error) ?? combine(outcomes as Reply[]);
   };
+}
+
+/**
+ * The connected master of every slot. ioredis drops a master whose connection closed from
+ * `nodes("master")` while its slots still name it: a count, a key listing or a flush over the
+ * rest would then answer for part of the database as if it were all of it, so it fails instead,
+ * as a command on one of those slots does.
+ */
+function everyMaster(cluster: Cluster): Redis[] {
+  const connected = new Map(cluster.nodes("master").map((node) => [nodeName(node), node]));
+  for (let slot = 0; slot < 16384; slot++) {
+    const owner = cluster.slots[slot]?.[0];
+    if (owner === undefined || !connected.has(owner)) {
+      throw new RedisUnavailableError(`no connected master serves slot ${slot}${owner === undefined ? "" : ` (its master ${owner} is down)`}`);
+    }
+  }
+  return [...connected.values()];
 }
 
 function nodeName(node: Redis): string {

@@ -8,7 +8,7 @@
  * (§11.5: a replay could count one request twice).
  */
 import { Cluster, Command as IoCommand, Redis, ReplyError } from "ioredis";
-import { clusterSender, CROSSSLOT, runPipelineOnCluster, type Send, transactionSlot } from "./cluster.ts";
+import { clusterSender, CROSSSLOT, runPipelineOnCluster, type Send, transactionSlot, wholeDatabaseInTransaction } from "./cluster.ts";
 import type { Command, Reply } from "./protocol.ts";
 import { RedisConnection, RedisUnavailableError } from "./redis-connection.ts";
 
@@ -166,6 +166,8 @@ function connectCluster(redisUrl: string, subscriber: () => Redis): RedisLink {
     async transaction(commands) {
       const slot = transactionSlot(commands);
       if (slot === CROSSSLOT) throw new TransactionDiscardedError(CROSSSLOT);
+      const wholeDatabase = wholeDatabaseInTransaction(commands);
+      if (wholeDatabase) throw new TransactionDiscardedError(wholeDatabase);
       // ioredis's own cluster pipelines do this: one { slot } target pins every command to one connection.
       const target = { slot };
       return execOutcome(

@@ -201,6 +201,16 @@ describe("the shim's answers on a Redis Cluster", () => {
     });
   });
 
+  it("Should refuse a transaction holding a whole-database command, which one transaction could only run on one master", async () => {
+    await call("/", ["SET", "{tx-flush}k", "1"]);
+    expect(await call("/multi-exec", [["SET", "{tx-flush}k", "2"], ["FLUSHDB"]])).toEqual({
+      status: 400,
+      body: { error: "ERR FLUSHDB acts on every master of the cluster, which one transaction cannot: send it outside /multi-exec" },
+    });
+    expect(await call("/multi-exec", [["DBSIZE"]])).toMatchObject({ status: 400 });
+    expect(await call("/", ["GET", "{tx-flush}k"])).toEqual({ status: 200, body: { result: "1" } });
+  });
+
   it("Should load a script on every master, so EVALSHA finds it wherever its key lands", async () => {
     const loaded = await call("/", ["SCRIPT", "LOAD", "return redis.call('INCR', KEYS[1])"]);
     const sha = (loaded.body as { result: string }).result;
@@ -209,4 +219,19 @@ describe("the shim's answers on a Redis Cluster", () => {
     const replies = await Promise.all(Array.from({ length: 12 }, (_, i) => call("/", ["EVALSHA", sha, 1, `{script-${i}}n`])));
     expect(replies).toEqual(replies.map(() => ({ status: 200, body: { result: 1 } })));
   });
+});
+
+// Last in this file: it stops a master of the shared cluster.
+describe("a Redis Cluster with a master down", () => {
+  it("Should answer DBSIZE, KEYS, SCAN and FLUSHDB with 503, never the live masters' part as the whole", async () => {
+    for (let i = 0; i < 30; i++) await call("/", ["SET", `down-${i}`, "1"]);
+    await cluster!.nodes[2]!.stop();
+    const unavailable = { status: 503, body: { error: expect.stringMatching(/^ERR Redis is unreachable: /) } };
+    // ioredis notices the closed connection on its own time; a partial count never turns into a 503.
+    const deadline = Date.now() + 10_000;
+    while ((await call("/", ["DBSIZE"])).status !== 503 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (const command of [["DBSIZE"], ["KEYS", "*"], ["SCAN", "0"], ["FLUSHDB"]]) expect(await call("/", command), command[0]).toMatchObject(unavailable);
+    // FLUSHDB flushed no master: it ran nowhere rather than on the live ones.
+    expect(await masters[0]!.dbsize()).toBeGreaterThan(0);
+  }, 30_000);
 });
