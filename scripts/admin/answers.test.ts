@@ -23,7 +23,7 @@ describe("telling the admin API's answers from an origin's", () => {
     ["allow", "application/json", JSON.stringify(DENIED)],
     ["deny", "application/json", '{"client":"203.0.113.7","list":"deny"}'],
     ["tier", "application/json", JSON.stringify(RESET)],
-  ] as const)("refuses a %s answer of type %s with body %s", (command, type, body) => {
+  ] as const)("Should refuse a %s answer of type %s with body %s", (command, type, body) => {
     expect(readAnswer(command, type, body)).toBeUndefined();
   });
 });

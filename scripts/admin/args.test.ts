@@ -56,7 +56,7 @@ describe("the admin CLI's arguments", () => {
     [["config", "--url", "127.0.0.1:8787"], '--url: invalid URL "127.0.0.1:8787" (expected the Worker\'s origin, http(s)://host[:port])'],
     [["config", "--url", "ftp://h"], '--url: invalid URL "ftp://h" (expected the Worker\'s origin, http(s)://host[:port])'],
     [["config", "--url", "http://h/__ratewall/"], '--url: invalid URL "http://h/__ratewall/" (expected the Worker\'s origin, http(s)://host[:port])'],
-  ])("refuses %j with a message saying what is wrong", (argv, message) => {
+  ])("Should refuse %j with a message saying what is wrong", (argv, message) => {
     expect(() => parseAdminArgs(argv, env)).toThrowError(new AdminUsageError(message));
   });
 

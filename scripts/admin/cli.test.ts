@@ -167,7 +167,7 @@ describe("npm run admin against a Worker", () => {
     ["an HTML page", "html", "text/html"],
     ["an echo of the request", "echo", "application/json"],
   ] as const)(
-    "exits 1 and suspects ADMIN_TOKEN when the origin answers with %s instead of the admin API, printing nothing of it",
+    "Should exit 1 and suspect ADMIN_TOKEN when the origin answers with %s instead of the admin API, printing nothing of it",
     async (_, origin, type) => {
       state.origin = origin;
       const result = await runCli(["status", "203.0.113.7", "--json", "--url", url], withToken);

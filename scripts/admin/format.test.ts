@@ -147,7 +147,7 @@ describe("the admin CLI's layout helpers", () => {
     [86_400_000, "1d"],
     [1_500, "1500ms"],
     [250, "250ms"],
-  ])("writes a %i ms window as %s, as RATE_LIMIT would", (ms, text) => {
+  ])("Should write a %i ms window as %s, as RATE_LIMIT would", (ms, text) => {
     expect(windowText(ms)).toBe(text);
   });
 
@@ -160,7 +160,7 @@ describe("the admin CLI's layout helpers", () => {
     [125_000, "2 min 5 s"],
     [3_540_000, "59 min"],
     [7_500_000, "2 h 5 min"],
-  ])("writes a %i ms wait as %s", (ms, text) => {
+  ])("Should write a %i ms wait as %s", (ms, text) => {
     expect(waitText(ms)).toBe(text);
   });
 

@@ -82,7 +82,7 @@ describe("@upstash/redis through the shim: scripts", () => {
   it.each([
     ["without a shebang", ""],
     ["with the allow-key-locking shebang", "#!lua flags=allow-key-locking\n"],
-  ])("runs createScript %s, and a following evalsha is a hit", async (_, shebang) => {
+  ])("Should run createScript %s, and a following evalsha is a hit", async (_, shebang) => {
     const script = redis.createScript<string>(`${shebang}return ARGV[1] .. '${randomUUID()}'`);
     expect(await script.exec([], ["a"])).toMatch(/^a/);
     expect(await script.evalsha([], ["b"])).toMatch(/^b/);
@@ -176,14 +176,14 @@ describe("@upstash/ratelimit through the shim", () => {
     ["tokenBucket", Ratelimit.tokenBucket(1, "1 d", 5)],
   ] as const;
 
-  it.each(limiters)("%s admits exactly 5 of 8 sequential requests", async (_, limiter) => {
+  it.each(limiters)("Should let %s admit exactly 5 of 8 sequential requests", async (_, limiter) => {
     const ratelimit = new Ratelimit({ redis, limiter, prefix: key("rl"), ephemeralCache: false });
     const admitted = [];
     for (let i = 0; i < 8; i++) admitted.push((await ratelimit.limit("client")).success);
     expect(admitted).toEqual([true, true, true, true, true, false, false, false]);
   });
 
-  it.each(limiters)("%s admits exactly 5 of 12 concurrent requests (auto-pipelined)", async (_, limiter) => {
+  it.each(limiters)("Should let %s admit exactly 5 of 12 concurrent requests (auto-pipelined)", async (_, limiter) => {
     const ratelimit = new Ratelimit({ redis, limiter, prefix: key("rl"), ephemeralCache: false });
     const results = await Promise.all(Array.from({ length: 12 }, () => ratelimit.limit("client")));
     expect(results.filter((result) => result.success)).toHaveLength(5);

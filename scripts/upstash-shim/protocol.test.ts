@@ -23,7 +23,7 @@ describe("argument conversion (docs/shim.md §3)", () => {
     ['["SET","k",null]', "ERR failed to parse command: argument 2 is null; only strings, numbers and booleans are allowed"],
     ['["SET","k",["v"]]', "ERR failed to parse command: argument 2 is an array; only strings, numbers and booleans are allowed"],
     ['["SET","k",{"v":1}]', "ERR failed to parse command: argument 2 is an object; only strings, numbers and booleans are allowed"],
-  ])("rejects the command body %s with 400 %j", (body, message) => {
+  ])("Should reject the command body %s with 400 %j", (body, message) => {
     expect(() => parseCommandBody(body)).toThrowError(new RequestError(400, message));
   });
 
@@ -33,7 +33,7 @@ describe("argument conversion (docs/shim.md §3)", () => {
     ['["PING"]', "ERR failed to parse pipeline request: command 1"],
     ['[["PING"],[]]', "ERR failed to parse pipeline request: command 2: the command is empty"],
     ['[["SET","k",null]]', "ERR failed to parse pipeline request: command 1: argument 2 is null; only strings, numbers and booleans are allowed"],
-  ])("rejects the pipeline body %s with 400 %j", (body, message) => {
+  ])("Should reject the pipeline body %s with 400 %j", (body, message) => {
     expect(() => parsePipelineBody(body)).toThrowError(new RequestError(400, message));
   });
 
@@ -70,7 +70,7 @@ describe("RESP2 replies as JSON (docs/shim.md §4.1, §5, §15)", () => {
     ["an error nested in an array", [new Error("ERR inner")], '{"result":["ERR inner"]}', '{"result":["RVJSIGlubmVy"]}'],
   ];
 
-  it.each(table)("maps %s", (_, reply, json, base64) => {
+  it.each(table)("Should map %s to JSON", (_, reply, json, base64) => {
     expect(resultJson(reply, false)).toBe(json);
     expect(resultJson(reply, true)).toBe(base64);
   });
@@ -89,7 +89,7 @@ describe("RESP2 replies as JSON (docs/shim.md §4.1, §5, §15)", () => {
 
 describe("refused commands (docs/shim.md §13)", () => {
   it.each(["SELECT", "AUTH", "HELLO", "CLIENT", "MULTI", "EXEC", "WATCH", "SUBSCRIBE", "BLPOP", "CONFIG", "SHUTDOWN"])(
-    "refuses %s in Upstash's words",
+    "Should refuse %s in Upstash's words",
     (name) => expect(refusal({ name, args: [] })).toBe(`ERR Command is not available: '${name}'`),
   );
 

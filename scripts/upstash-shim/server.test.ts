@@ -89,7 +89,7 @@ describe("the examples of docs/shim.md §15", () => {
     ["/", H, `{"a":1}`, 400, '{"error":"ERR failed to parse command"}'],
   ];
 
-  it.each(table)("POST %s with %o and %s answers %i %s", async (path, headers, body, status, expected) => {
+  it.each(table)("Should answer POST %s with %o and %s with %i %s", async (path, headers, body, status, expected) => {
     const res = await call(path, { body, headers });
     expect({ status: res.status, body: res.body }).toEqual({ status, body: expected });
     expect(res.headers.get("content-type")).toBe("application/json");
