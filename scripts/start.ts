@@ -1,5 +1,6 @@
 /**
- * @module `npm start`: the whole stack on one machine. Starts `redis-server` (unless REDIS_URL),
+ * @module `npm start`: the whole stack on one machine. Starts `redis-server` (unless RATEWALL_REDIS_URL
+ * names a Redis to use instead: not REDIS_URL, which the shell may hold for something else),
  * the Upstash REST shim on a free port with a random token, a demo origin (unless ORIGIN_URL) and
  * `wrangler dev` (on PORT, default 8787), wires them together, and on Ctrl-C or SIGTERM stops every
  * child it started. Every Worker variable set in this environment (RATE_LIMIT, ROUTES, MODE, …) is
@@ -43,9 +44,9 @@ async function main() {
   try {
     // First: a token the Worker would refuse must stop us before anything starts.
     const admin = localAdminToken(process.env);
-    const redis = process.env.REDIS_URL ? undefined : await startRedisServer();
+    const redis = process.env.RATEWALL_REDIS_URL ? undefined : await startRedisServer();
     if (redis) stops.push(redis.stop);
-    const redisUrl = process.env.REDIS_URL ?? redis!.url;
+    const redisUrl = process.env.RATEWALL_REDIS_URL ?? redis!.url;
     const token = randomBytes(16).toString("hex");
     const shim = await startShim({ redisUrl, token, port: 0 });
     stops.push(shim.close);

@@ -26,7 +26,7 @@ export class RedisServerMissingError extends Error {
   constructor() {
     super(
       "redis-server was not found on PATH. Install it: `sudo apt-get install redis-server` (Debian/Ubuntu) " +
-        "or `brew install redis` (macOS), or set REDIS_URL to a Redis you own.",
+        "or `brew install redis` (macOS), or name a Redis you own in RATEWALL_REDIS_URL (npm start) or RATEWALL_TEST_REDIS_URL (npm test).",
     );
   }
 }
