@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createFakeRunner } from "../../test/fakes/fake-runner.ts";
-import { algorithmNames, createLimiter, isAlgorithmName } from "./index.ts";
+import { algorithmNames, createLimiter, createMemoryLimiter, isAlgorithmName } from "./index.ts";
 import { sha1 as multiRuleSha1 } from "./multi-rule/script.ts";
 import type { Rule } from "./types.ts";
 
@@ -50,5 +50,16 @@ describe("createLimiter", () => {
     const limiter = createLimiter([second], deps);
     await expect(limiter.limit({ client: "c", scope: "", cost: 0, now: 1 })).rejects.toThrow("cost must be an integer >= 1, got 0");
     await expect(limiter.limit({ client: "c", scope: "", now: 1.5 })).rejects.toThrow("now must be ms since the epoch, got 1.5");
+  });
+
+  it("Should refuse a clock at or past 2^48 ms (the year 10889), where sliding-window's bucket index would wrap and admit everything", async () => {
+    const rules: Rule[] = [{ name: "default", algorithm: "sliding-window", limit: 2, windowMs: 32 }];
+    const message = "now must be ms since the epoch before 2^48 (the year 10889), got 281474976710656";
+    await expect(createLimiter(rules, deps).limit({ client: "c", scope: "", now: 2 ** 48 })).rejects.toThrow(message);
+    const memory = createMemoryLimiter(rules);
+    await expect(memory.limit({ client: "c", scope: "", now: 2 ** 48 })).rejects.toThrow(message);
+    const admitted = [];
+    for (let i = 0; i < 4; i++) admitted.push((await memory.limit({ client: "c", scope: "", now: 2 ** 48 - 1 })).allowed);
+    expect(admitted).toEqual([true, true, false, false]);
   });
 });

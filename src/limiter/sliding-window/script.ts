@@ -11,7 +11,7 @@
  */
 import { assembleOneRuleScript } from "../assemble-script.ts";
 
-/** Bytes of the head (the newest bucket's index): 2^48 buckets of 1 ms outlast any clock. */
+/** Bytes of the head (the newest bucket's index): 2^48 buckets of 1 ms, until the year 10889 (plan.ts refuses a later `now`). */
 export const HEAD_BYTES = 6;
 
 /**
