@@ -48,6 +48,19 @@ describe("createRedisRunner (workerd)", () => {
     });
   });
 
+  it("Should never quote any part of the token from an error page that echoes it, even where the quote is cut", async () => {
+    const token = "AXyzTOKEN_abcdefghijklmnopqrstuvwxyz0123456789";
+    const fetch = async () => new Response(`${"x".repeat(80)}Bearer ${token}`, { status: 500 });
+    const runner = createRedisRunner({ ...options, token, fetch: fetch as typeof globalThis.fetch });
+    const error: Error = await runner.eval("return 1", [], []).then(
+      () => new Error("no error thrown"),
+      (caught: Error) => caught,
+    );
+    expect(error).toMatchObject({ kind: "http", status: 500 });
+    expect(error.message).not.toContain(token.slice(0, 8));
+    expect(error.message).toContain("Bearer [redacted]");
+  });
+
   it("Should try once and throw a network error when fetch rejects", async () => {
     let calls = 0;
     const runner = createRedisRunner({

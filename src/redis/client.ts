@@ -78,7 +78,12 @@ function createRequest({ url, token, timeoutMs, fetch: fetchImpl }: RedisRunnerO
     // docs/shim.md §4: a Redis error reply is 400 {"error": "..."}; anything else non-2xx is HTTP.
     if (status === 400 && typeof parsed?.error === "string") throw new RedisRestError("reply", command, parsed.error, status);
     if (status < 200 || status > 299 || parsed === undefined || !("result" in parsed)) {
-      const detail = typeof parsed?.error === "string" ? parsed.error : `unexpected body ${JSON.stringify(text.slice(0, 100))}`;
+      // Masked before the cut: a proxy's error page may echo the Authorization header, and the
+      // logs' own redaction (log.ts) only finds the token whole, not a start of it left by a cut.
+      const detail =
+        typeof parsed?.error === "string"
+          ? parsed.error
+          : `unexpected body ${JSON.stringify((token ? text.split(token).join("[redacted]") : text).slice(0, 100))}`;
       throw new RedisRestError("http", command, detail, status);
     }
     return parsed.result;
