@@ -39,15 +39,20 @@ export function createEventSink(options: {
   const hashes = new Map<string, string>();
   const hash = keyedHash(options.secret);
   let failureLogged = false;
-  const deliver = (event: DecisionEvent, dataset: unknown) => {
+  // Each receiver on its own: a callback that throws must not cost the dataset its point.
+  const attempt = (receive: () => void) => {
     try {
-      options.onEvent?.(event);
-      if (isAnalyticsDataset(dataset)) dataset.writeDataPoint(toDataPoint(event));
+      receive();
     } catch (error) {
       if (failureLogged) return;
       failureLogged = true;
       options.log({ level: "warn", event: "analytics-failure", cause: error instanceof Error ? error.message : String(error) });
     }
+  };
+  const deliver = (event: DecisionEvent, dataset: unknown) => {
+    const { onEvent } = options;
+    if (onEvent) attempt(() => onEvent(event));
+    if (isAnalyticsDataset(dataset)) attempt(() => dataset.writeDataPoint(toDataPoint(event)));
   };
   return (build, client, dataset, defer) => {
     if (options.onEvent === undefined && !isAnalyticsDataset(dataset)) return;
