@@ -191,6 +191,17 @@ describe("rateLimit middleware: decision events and logs", () => {
     expect(none.events[0]).not.toHaveProperty("client");
   });
 
+  it("Should name the client of a request the static lists decide, as the limiter counts it", async () => {
+    const lists = { ANALYTICS_CLIENT: "plain", DENY: JSON.stringify(["ip:203.0.113.0/24"]), ALLOW: JSON.stringify(["ip:2001:db8::/32"]) };
+    const { get, events } = makeApp({ vars: { ...vars, ...lists } });
+    expect((await get()).status).toBe(403);
+    expect((await get("/", { "cf-connecting-ip": "2001:db8:1:2::9" })).status).toBe(200);
+    expect(events.map(({ outcome, client }) => ({ outcome, client }))).toEqual([
+      { outcome: "denied", client: "203.0.113.7" },
+      { outcome: "allow-listed", client: "2001:db8:1:2::/64" },
+    ]);
+  });
+
   it("Should add Cloudflare's country and colo when the request has them", async () => {
     const { app, events } = makeApp({ vars: { ...vars, ANALYTICS_CLIENT: "none" } });
     const request = new Request("https://example.com/", { headers: { "cf-connecting-ip": "203.0.113.7" } });

@@ -15,6 +15,7 @@ import { type CfFields, decisionEvent, type Outcome } from "../../events/decisio
 import { addHeaders } from "../../headers/add-headers.ts";
 import { type HeaderList, rateLimitHeaders, retryAfterSeconds } from "../../headers/rate-limit-headers.ts";
 import { clientAddress } from "../../keys/identify.ts";
+import { clientIp } from "../../keys/ip.ts";
 import { identifyClients } from "../../keys/rule-sources.ts";
 import { listVerdict } from "../../lists/verdict.ts";
 import type { Decision } from "../../limiter/types.ts";
@@ -79,8 +80,9 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
     c.set("rateLimit", { route: route.settings });
     if (route.lists) {
       const raw = c.req.raw;
+      const ip = clientAddress(raw.headers, settings.trustedProxies);
       const verdict = listVerdict(route.lists, {
-        ip: clientAddress(raw.headers, settings.trustedProxies),
+        ip,
         get country() {
           return cfOf(raw).country;
         },
@@ -88,13 +90,12 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
           return cfOf(raw).asn;
         },
       });
-      if (verdict === "deny") {
-        emit(runtime, c, route, "denied");
+      if (verdict !== undefined) {
+        // The event names the client as an address-keyed route counts it (an IPv6 /64).
+        const client = ip === undefined ? undefined : clientIp(ip, settings.ipv6Subnet);
+        emit(runtime, c, route, verdict === "deny" ? "denied" : "allow-listed", undefined, 0, client);
+        if (verdict === "allow") return next();
         return refuse(403, problemResponse(403, "This client is not allowed here.", c.req.header("accept")));
-      }
-      if (verdict === "allow") {
-        emit(runtime, c, route, "allow-listed");
-        return next();
       }
     }
     if (!route.limiter) {
