@@ -1,8 +1,9 @@
 /**
  * @module The client an admin request names, identified exactly as a request of that client
  * would be (src/keys/identify.ts): `client=<address>` is normalized (IPv6 grouped by
- * `IPV6_SUBNET`, IPv4-mapped IPv6 as IPv4), or taken as is when it is an identifier as the logs
- * print it (`key:<hash>`, `cookie:<hash>`, `asn:13335`, …); `key=<raw value>` is hashed as the
+ * `IPV6_SUBNET`, IPv4-mapped IPv6 as IPv4; an IPv6 client as the logs print it, `2001:db8::/64`,
+ * is its own network), or taken as is when it is an identifier as the logs print it
+ * (`key:<hash>`, `cookie:<hash>`, `asn:13335`, …); `key=<raw value>` is hashed as the
  * route's key source hashes it.
  */
 import { clientIp } from "../keys/ip.ts";
@@ -32,8 +33,17 @@ export async function readClientParam(query: URLSearchParams, ipv6Subnet: number
   }
   // `unknown` is the bucket of clients without a usable address: an operator may reset it too.
   if (address === UNKNOWN_CLIENT || isIdentifier(address!)) return { client: address! };
-  const client = clientIp(address!, ipv6Subnet);
-  if (client !== undefined) return { client };
+  const slash = address!.lastIndexOf("/");
+  if (slash < 0) {
+    const client = clientIp(address!, ipv6Subnet);
+    if (client !== undefined) return { client };
+  } else if (address!.includes(":") && clientIp(address!.slice(0, slash), ipv6Subnet) !== undefined) {
+    // An IPv6 client as the logs and `lists` print it: its network, per IPV6_SUBNET.
+    if (address!.slice(slash + 1) === String(ipv6Subnet)) return { client: clientIp(address!.slice(0, slash), ipv6Subnet)! };
+    return {
+      error: `Invalid client ${JSON.stringify(address!.slice(0, 100))}: IPv6 clients are counted per /${ipv6Subnet} (IPV6_SUBNET); give an address, or its /${ipv6Subnet} as the logs print it.`,
+    };
+  }
   return {
     error: `Invalid client ${JSON.stringify(address!.slice(0, 100))}: expected an IPv4 or IPv6 address, or an identifier as the logs print it (key:<32 hex digits>, …).`,
   };

@@ -90,6 +90,13 @@ describe("the admin API: status", () => {
     await t.get("/", `${prefix}::1`);
     const grouped = await (await t.admin(`status?client=${encodeURIComponent(`${prefix}:aaaa::2`)}`)).json();
     expect(grouped).toMatchObject({ client: `${prefix}::/64`, rules: [{ remaining: 4 }] });
+    // The form the logs and `lists` print is taken back as it is.
+    expect(await (await t.admin(`status?client=${encodeURIComponent(`${prefix}::/64`)}`)).json()).toEqual(grouped);
+    const wider = await t.admin(`status?client=${encodeURIComponent(`${prefix}::/48`)}`);
+    expect(wider.status).toBe(400);
+    expect(((await wider.json()) as { detail: string }).detail).toBe(
+      `Invalid client "${prefix}::/48": IPv6 clients are counted per /64 (IPV6_SUBNET); give an address, or its /64 as the logs print it.`,
+    );
     const ip = uniqueIpv4();
     await t.get("/", ip);
     expect(await (await t.admin(`status?client=::ffff:${ip}`)).json()).toMatchObject({ client: ip, rules: [{ remaining: 4 }] });
