@@ -115,7 +115,8 @@ async function lockedOut(runtime: Runtime, guard: Limiter, headers: Headers, aut
   const now = runtime.clock();
   const key = blockKey(GUARD_SCOPE, client);
   const block = runtime.blocks.get(key, now);
-  if (block && now < block.recheckAt) return tooManyFailures(block.decision, now);
+  // From memory, the wait counts down to the block's end (the stored decision's Retry-After is the one it began with).
+  if (block && now < block.recheckAt) return tooManyFailures(Math.max(1, Math.ceil((block.until - now) / 1000)));
   const request = { client, scope: GUARD_SCOPE, now };
   let decision: Decision | undefined;
   try {
@@ -126,13 +127,12 @@ async function lockedOut(runtime: Runtime, guard: Limiter, headers: Headers, aut
   if (decision && !decision.allowed) {
     runtime.blocks.set(key, blockFor(decision, now));
     if (!block) runtime.log({ level: "warn", event: "admin-auth-failure", client, lockedOutFor: retryAfterSeconds(decision, now) });
-    return tooManyFailures(decision, now);
+    return tooManyFailures(retryAfterSeconds(decision, now));
   }
   if (authorized) return undefined;
   return problemJson(401, "Missing or wrong bearer token (Authorization: Bearer <ADMIN_TOKEN>).", [["WWW-Authenticate", 'Bearer realm="ratewall"']]);
 }
 
-function tooManyFailures(decision: Decision, now: number): Response {
-  const seconds = retryAfterSeconds(decision, now);
+function tooManyFailures(seconds: number): Response {
   return problemJson(429, `Too many failed attempts from this address; retry after ${seconds} s.`, [["Retry-After", String(seconds)]]);
 }
