@@ -170,6 +170,61 @@ describe("the shim's own HTTP reader", () => {
     }
   });
 
+  it("Should answer a head that ends its lines with a bare LF with node:http's 400, not wait for a CRLF", async () => {
+    expect(await exchange(`GET /ping?_token=${TOKEN} HTTP/1.1\nHost: shim\n\n`)).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+  });
+
+  it.each([
+    ["a head", "POST / HTTP/1.1\r\nHost: shim\r\nX-Slow: "],
+    ["a body", post("/", "x".repeat(100)).slice(0, -99)],
+  ])(
+    "Should answer 408 and close when %s trickles in past the request timeout, a byte at a time",
+    async (_, start) => {
+      const slow = await startShim({ redisUrl: inject("redisUrl"), token: TOKEN, port: 0, requestTimeoutMs: 300 });
+      try {
+        const { hostname, port } = new URL(slow.url);
+        const text = await new Promise<string>((resolve, reject) => {
+          const socket = connect(Number(port), hostname);
+          let got = "";
+          const drip = setInterval(() => socket.writable && socket.write("a"), 50);
+          socket.on("data", (chunk) => (got += chunk.toString()));
+          socket.on("close", () => {
+            clearInterval(drip);
+            resolve(got);
+          });
+          socket.on("error", reject);
+          socket.write(start);
+        });
+        expect(text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+      } finally {
+        await slow.close();
+      }
+    },
+    10_000,
+  );
+
+  it("Should stop reading, and close, a connection whose client keeps sending after a Connection: close answer", async () => {
+    const { hostname, port } = new URL(shim.url);
+    const outcome = await new Promise<string>((resolve) => {
+      const socket = connect({ port: Number(port), host: hostname, allowHalfOpen: true });
+      const chunk = Buffer.alloc(64 * 1024, "a");
+      let sent = 0;
+      const flood = setInterval(() => {
+        if (!socket.writable) return;
+        socket.write(chunk);
+        sent += chunk.length;
+        // 64 MB sent and still open: the shim is buffering what it will never read.
+        if (sent > 64 * 1024 * 1024) resolve("still open");
+      }, 1);
+      socket.on("close", () => resolve("closed"));
+      socket.on("error", () => resolve("closed"));
+      socket.write(post("/", '["PING"]', CLOSE));
+      setTimeout(() => resolve("still open"), 5_000);
+      socket.once("close", () => clearInterval(flood));
+    });
+    expect(outcome).toBe("closed");
+  }, 10_000);
+
   it("Should refuse to start with a request timeout that is not a whole number of milliseconds", async () => {
     await expect(startShim({ redisUrl: inject("redisUrl"), token: TOKEN, requestTimeoutMs: 0 })).rejects.toThrow(
       "requestTimeoutMs must be a whole number of milliseconds, at least 1; got 0",

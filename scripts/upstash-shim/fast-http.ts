@@ -22,11 +22,22 @@ export interface FastHttpOptions {
   fallback: Server;
   /** An idle connection is closed after this long. */
   keepAliveMs: number;
+  /**
+   * A request whose head (within `headersTimeoutMs`) or whole self (within this) has not arrived
+   * since its first byte is answered 408 and closed, as node:http bounds the requests it reads: a
+   * client trickling a byte now and then never lets a connection go idle.
+   */
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
 }
 
 /** node:http's own limit on a request head (`--max-http-header-size`); past it, node answers 431. */
 const MAX_HEAD_BYTES = 16 * 1024;
 const CRLFCRLF = Buffer.from("\r\n\r\n");
+/** A head's end with bare LFs: node:http answers it 400 where this reader would wait for a CRLF. */
+const LF_LF = Buffer.from("\n\n");
+const LF_CRLF = Buffer.from("\n\r\n");
+const TIMED_OUT: Answer = { status: 408, headers: ["content-type", "application/json"], body: '{"error":"ERR the request did not arrive in time"}' };
 
 /**
  * Serves one accepted connection.
@@ -51,6 +62,26 @@ export function serveConnection(socket: Socket, options: FastHttpOptions): void 
   let draining = false;
   /** The client half-closed: it sends nothing more, but still reads the answers. */
   let ended = false;
+  /** Armed only while a request has partly arrived (most arrive whole, in one read). */
+  let stall: { startedAt: number; timer: NodeJS.Timeout } | undefined;
+  const arriving = () => {
+    stall ??= { startedAt: Date.now(), timer: setTimeout(checkStall, options.headersTimeoutMs) };
+  };
+  const arrived = () => {
+    if (stall) clearTimeout(stall.timer);
+    stall = undefined;
+  };
+  const checkStall = () => {
+    if (!stall || done) return;
+    const left = stall.startedAt + options.requestTimeoutMs - Date.now();
+    // The head is in once a request waits for its body; its body may take the rest of the time.
+    if (waiting && left > 0) {
+      stall.timer = setTimeout(checkStall, left);
+      return;
+    }
+    stall = undefined;
+    answer(TIMED_OUT, true);
+  };
 
   const take = (): Buffer => {
     const buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, buffered);
@@ -63,6 +94,7 @@ export function serveConnection(socket: Socket, options: FastHttpOptions): void 
     buffered = rest.length;
   };
   const handOver = () => {
+    arrived();
     done = true;
     socket.off("data", onData).off("end", onEnd).off("timeout", onTimeout).off("error", ignore).setTimeout(0);
     socket.pause();
@@ -74,7 +106,9 @@ export function serveConnection(socket: Socket, options: FastHttpOptions): void 
     const flushed = socket.write(serialize(reply, close ? undefined : keepAliveSeconds));
     if (close) {
       done = true;
-      socket.end();
+      arrived();
+      // Then gone, as node:http does: a client still sending would otherwise fill memory unread.
+      socket.end(() => socket.destroy());
     } else if (!flushed) {
       draining = true;
       socket.pause().once("drain", () => {
@@ -121,8 +155,10 @@ export function serveConnection(socket: Socket, options: FastHttpOptions): void 
         const { route, bodyStart, bodyEnd, close } = waiting;
         if (buffer.length < bodyEnd) {
           needed = bodyEnd;
+          arriving();
           return;
         }
+        arrived();
         waiting = undefined;
         const body = buffer.subarray(bodyStart, bodyEnd);
         consume(buffer, bodyEnd);
@@ -130,7 +166,8 @@ export function serveConnection(socket: Socket, options: FastHttpOptions): void 
         return;
       }
       const headEnd = buffer.indexOf(CRLFCRLF);
-      if (headEnd === -1 && buffer.length <= MAX_HEAD_BYTES) return;
+      if (headEnd === -1 && (buffer.indexOf(LF_LF) !== -1 || buffer.indexOf(LF_CRLF) !== -1)) return handOver();
+      if (headEnd === -1 && buffer.length <= MAX_HEAD_BYTES) return arriving();
       const head = headEnd === -1 || headEnd > MAX_HEAD_BYTES ? undefined : parsePlainHead(buffer.toString("latin1", 0, headEnd));
       // A body over the limit needs node's 413 and drain (server.ts).
       if (!head || head.bodyLength > maxBodyBytes) return handOver();
@@ -139,6 +176,7 @@ export function serveConnection(socket: Socket, options: FastHttpOptions): void 
       handler.stats.requests++;
       const bodyStart = headEnd + 4;
       if (outcome.kind === "answer") {
+        arrived();
         consume(buffer, bodyStart);
         skip = head.bodyLength;
         answer(outcome.answer, head.close);
@@ -148,6 +186,7 @@ export function serveConnection(socket: Socket, options: FastHttpOptions): void 
     }
   };
   const onData = (chunk: Buffer) => {
+    if (done) return; // Answered with Connection: close: nothing more is read.
     chunks.push(chunk);
     buffered += chunk.length;
     // A client that keeps sending while its request runs waits for the answer (RFC 9112 §9.3.2).

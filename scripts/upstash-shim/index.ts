@@ -67,6 +67,7 @@ export async function startShim(options: ShimOptions): Promise<Shim> {
   requireWhole("port", port, 0, 65_535, "a whole number from 0 to 65535");
   requireWhole("maxBodyBytes", maxBodyBytes, 1, Number.MAX_SAFE_INTEGER, "a whole number of bytes, at least 1");
   requireWhole("requestTimeoutMs", requestTimeoutMs, 1, Number.MAX_SAFE_INTEGER, "a whole number of milliseconds, at least 1");
+  const headersTimeoutMs = Math.min(60_000, requestTimeoutMs);
   const redis = connectRedis(options.redisUrl, { cluster: options.cluster });
   const stats = createStats();
   const faults: ShimFaults = {};
@@ -80,7 +81,7 @@ export async function startShim(options: ShimOptions): Promise<Shim> {
     {
       keepAliveTimeout: KEEP_ALIVE_MS,
       requestTimeout: requestTimeoutMs,
-      headersTimeout: Math.min(60_000, requestTimeoutMs),
+      headersTimeout: headersTimeoutMs,
       connectionsCheckingInterval: Math.min(30_000, Math.max(50, requestTimeoutMs / 4)),
     },
     createShimListener(handler, redis.subscriber, maxBodyBytes),
@@ -90,7 +91,7 @@ export async function startShim(options: ShimOptions): Promise<Shim> {
   // Half-open, as node:http's own server: a client may finish sending and still read its answers.
   const server = createServer({ allowHalfOpen: true }, (socket) => {
     sockets.add(socket.once("close", () => sockets.delete(socket)));
-    serveConnection(socket, { handler, maxBodyBytes, fallback, keepAliveMs: KEEP_ALIVE_MS });
+    serveConnection(socket, { handler, maxBodyBytes, fallback, keepAliveMs: KEEP_ALIVE_MS, requestTimeoutMs, headersTimeoutMs });
   });
   await redis.ready;
   try {
