@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createBlockCache } from "./block-cache.ts";
+import { createBlockCache, secondsLeft } from "./block-cache.ts";
 import type { Decision } from "./limiter/types.ts";
 
 const decision: Decision = { allowed: false, rule: "default", rules: [], retryAfter: 10 };
@@ -34,5 +34,10 @@ describe("createBlockCache", () => {
 
   it("Should refuse a capacity that is not a positive integer", () => {
     expect(() => createBlockCache(0)).toThrow("Block cache capacity must be a positive integer, got 0");
+  });
+
+  it("Should count a block's Retry-After down to its end, in whole seconds and never below 1", () => {
+    const block = { until: 10_500, recheckAt: 5_000, decision };
+    expect([0, 5_000, 9_600, 10_499].map((now) => secondsLeft(block, now))).toEqual([11, 6, 1, 1]);
   });
 });

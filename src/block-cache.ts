@@ -32,6 +32,17 @@ export function blockKey(scope: string, client: string): string {
 }
 
 /**
+ * Whole seconds until `block` ends, at least 1: the Retry-After of an answer from memory, which
+ * counts down (the stored decision's is the one the block began with).
+ *
+ * @example
+ * secondsLeft({ until: 10_500, recheckAt: 5_000, decision }, 5_000); // 6
+ */
+export function secondsLeft(block: Block, now: number): number {
+  return Math.max(1, Math.ceil((block.until - now) / 1000));
+}
+
+/**
  * The block a refusal starts: until the limiter's exact retry time when it gives one (else the
  * announced Retry-After), trusted from memory for at most {@link BLOCK_RECHECK_MS} of it.
  *

@@ -21,7 +21,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { problemJson } from "../answers.ts";
-import { blockFor, blockKey } from "../block-cache.ts";
+import { blockFor, blockKey, secondsLeft } from "../block-cache.ts";
 import { RedisRestError } from "../errors.ts";
 import { retryAfterSeconds } from "../headers/rate-limit-headers.ts";
 import { identify } from "../keys/identify.ts";
@@ -115,8 +115,7 @@ async function lockedOut(runtime: Runtime, guard: Limiter, headers: Headers, aut
   const now = runtime.clock();
   const key = blockKey(GUARD_SCOPE, client);
   const block = runtime.blocks.get(key, now);
-  // From memory, the wait counts down to the block's end (the stored decision's Retry-After is the one it began with).
-  if (block && now < block.recheckAt) return tooManyFailures(Math.max(1, Math.ceil((block.until - now) / 1000)));
+  if (block && now < block.recheckAt) return tooManyFailures(secondsLeft(block, now));
   const request = { client, scope: GUARD_SCOPE, now };
   let decision: Decision | undefined;
   try {

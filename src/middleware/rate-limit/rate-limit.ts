@@ -9,7 +9,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { HTTPException } from "hono/http-exception";
 import { problemResponse } from "../../answers.ts";
-import { type Block, blockFor, blockKey } from "../../block-cache.ts";
+import { type Block, blockFor, blockKey, secondsLeft } from "../../block-cache.ts";
 import type { RouteSettings } from "../../config/types.ts";
 import { type CfFields, decisionEvent, type Outcome } from "../../events/decision-event.ts";
 import { addHeaders } from "../../headers/add-headers.ts";
@@ -240,7 +240,7 @@ function cfOf(request: Request): { country?: string; asn?: number; colo?: string
 
 /** A refusal from memory, its Retry-After counted down to the block's end. A denied client stays denied. */
 function fromBlock(block: Block, now: number): Decision {
-  const retryAfter = Math.ceil((block.until - now) / 1000);
+  const retryAfter = secondsLeft(block, now);
   return block.decision.reason === "deny-list"
     ? { ...block.decision, ...(block.decision.retryAt === undefined ? {} : { retryAfter }) }
     : { ...block.decision, retryAfter, reason: "block-cache" };
