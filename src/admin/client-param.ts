@@ -33,13 +33,12 @@ export async function readClientParam(query: URLSearchParams, ipv6Subnet: number
   }
   // `unknown` is the bucket of clients without a usable address: an operator may reset it too.
   if (address === UNKNOWN_CLIENT || isIdentifier(address!)) return { client: address! };
-  const slash = address!.lastIndexOf("/");
-  if (slash < 0) {
-    const client = clientIp(address!, ipv6Subnet);
-    if (client !== undefined) return { client };
-  } else if (address!.includes(":") && clientIp(address!.slice(0, slash), ipv6Subnet) !== undefined) {
-    // An IPv6 client as the logs and `lists` print it: its network, per IPV6_SUBNET.
-    if (address!.slice(slash + 1) === String(ipv6Subnet)) return { client: clientIp(address!.slice(0, slash), ipv6Subnet)! };
+  // An IPv6 client may come as the logs and `lists` print it: its network, per IPV6_SUBNET.
+  const [ip = "", prefixLength, ...rest] = address!.split("/");
+  const client = rest.length === 0 ? clientIp(ip, ipv6Subnet) : undefined;
+  if (client !== undefined && prefixLength === undefined) return { client };
+  if (client !== undefined && ip.includes(":")) {
+    if (prefixLength === String(ipv6Subnet)) return { client };
     return {
       error: `Invalid client ${JSON.stringify(address!.slice(0, 100))}: IPv6 clients are counted per /${ipv6Subnet} (IPV6_SUBNET); give an address, or its /${ipv6Subnet} as the logs print it.`,
     };
