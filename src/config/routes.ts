@@ -56,8 +56,9 @@ export function parseRoutes(value: unknown, defaults: RouteDefaults): RouteSetti
     if (first !== undefined) fail(child(child(at, index), "pattern"), `duplicate route ${quote(route.scope)} (also ROUTES[${first}]; give one a "name")`);
     seen.set(route.scope, index);
   });
+  const keys = routes.map((route) => patternKey(route.pattern));
   routes.forEach((route, index) => {
-    const earlier = routes.findIndex((other, i) => i < index && shadows(other, route));
+    const earlier = routes.findIndex((other, i) => i < index && keys[i] === keys[index] && shadows(other, route));
     if (earlier >= 0) {
       const other = routes[earlier]!.pattern;
       const why = other === route.pattern ? "" : " (patterns ignore case)";
@@ -69,17 +70,17 @@ export function parseRoutes(value: unknown, defaults: RouteDefaults): RouteSetti
 }
 
 /**
- * Whether `earlier` takes every request `later` would (src/routing/match.ts): the same pattern
- * once compiled, and `later` no narrower in methods (a route with `methods` beats one without,
- * whatever their order).
+ * Whether `earlier`, of the same pattern once compiled, takes every request `later` would
+ * (src/routing/match.ts): `later` is no narrower in methods (a route with `methods` beats one
+ * without, whatever their order).
  */
 function shadows(earlier: RouteSettings, later: RouteSettings): boolean {
-  if (patternKey(earlier.pattern) !== patternKey(later.pattern)) return false;
   const { methods } = earlier;
   if (!methods) return !later.methods;
   return later.methods?.every((method) => methods.includes(method)) ?? false;
 }
 
+/** A pattern as matching reads it, for comparing two: case, a trailing dot, … aside. */
 function patternKey(source: string): string {
   const { scheme = "", hostKind, host, pathKind, path } = parsePattern(source) as Pattern;
   return `${scheme} ${hostKind} ${host} ${pathKind} ${path}`;
