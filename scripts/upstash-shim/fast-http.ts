@@ -12,6 +12,7 @@ import { STATUS_CODES, type Server } from "node:http";
 import type { Socket } from "node:net";
 import type { Answer, CommandRoute, ShimHandler } from "./handler.ts";
 import { parsePlainHead } from "./http-head.ts";
+import { RequestError } from "./protocol.ts";
 
 /** What {@link serveConnection} needs. */
 export interface FastHttpOptions {
@@ -37,7 +38,6 @@ const CRLFCRLF = Buffer.from("\r\n\r\n");
 /** A head's end with bare LFs: node:http answers it 400 where this reader would wait for a CRLF. */
 const LF_LF = Buffer.from("\n\n");
 const LF_CRLF = Buffer.from("\n\r\n");
-const TIMED_OUT: Answer = { status: 408, headers: ["content-type", "application/json"], body: '{"error":"ERR the request did not arrive in time"}' };
 
 /**
  * Serves one accepted connection.
@@ -80,7 +80,7 @@ export function serveConnection(socket: Socket, options: FastHttpOptions): void 
       return;
     }
     stall = undefined;
-    answer(TIMED_OUT, true);
+    answer(handler.failure(new RequestError(408, "ERR the request did not arrive in time")), true);
   };
 
   const take = (): Buffer => {
