@@ -34,8 +34,9 @@ const PATH = /^\/[A-Za-z0-9\-._~!$&'()+,;=:@/]*$/;
 export function parsePattern(source: string): Pattern | string {
   let rest = source.trim().toLowerCase();
   const scheme = SCHEME.exec(rest)?.[1] as Pattern["scheme"];
+  const other = scheme ? undefined : ANY_SCHEME.exec(rest)?.[0];
+  if (other) return `only http:// and https:// requests reach a Worker (got "${other}")`;
   if (scheme) rest = rest.slice(scheme.length + 3);
-  else if (ANY_SCHEME.test(rest)) return `only http:// and https:// requests reach a Worker (got "${ANY_SCHEME.exec(rest)![0]}")`;
   const slash = rest.indexOf("/");
   if (slash < 0) return "missing path (write host/path, e.g. example.com/*)";
   let host = rest.slice(0, slash);
