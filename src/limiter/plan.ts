@@ -8,6 +8,7 @@ import type { AlgorithmSpec as Algorithm, RuleParams } from "./algorithm.ts";
 import type { LimiterScript } from "./assemble-script.ts";
 import * as multiRule from "./multi-rule/script.ts";
 import { algorithmByName } from "./catalog.ts";
+import { HEAD_BYTES } from "./sliding-window/script.ts";
 import type { LimitRequest, Rule } from "./types.ts";
 
 /** One tier's rules (or a route's only rules, named ""), compiled. */
@@ -52,8 +53,8 @@ export interface TieredRules {
 /** What a limiter enforces: one list of rules (all must admit), or one list per tier. */
 export type Policy = readonly Rule[] | TieredRules;
 
-/** The first `now` refused: sliding-window's bucket index (src/limiter/sliding-window/script.ts, HEAD_BYTES) must fit. */
-const MAX_NOW = 2 ** 48;
+/** The first `now` refused: sliding-window's newest bucket index, in 1 ms buckets, must fit its HEAD_BYTES. */
+const MAX_NOW = 2 ** (8 * HEAD_BYTES);
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 1;
 const TIER_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 
@@ -95,7 +96,6 @@ export function compilePlan(policy: Policy): Plan {
     keys({ client, clients, scope, cost = 1, now }, prefix) {
       if (!isCount(cost)) throw new RangeError(`cost must be an integer >= 1, got ${JSON.stringify(cost)}`);
       if (!Number.isSafeInteger(now) || now < 0) throw new RangeError(`now must be ms since the epoch, got ${JSON.stringify(now)}`);
-      // sliding-window keeps its newest bucket's index in 6 bytes; with 1 ms buckets it wraps at 2^48.
       if (now >= MAX_NOW) throw new RangeError(`now must be ms since the epoch before 2^48 (the year 10889), got ${now}`);
       if (clients !== undefined) return multiKey(groups[0]!, clients, scope, prefix, now, tiered);
       const list = buildKey({ prefix, tag: "list", client, scope: "" });
