@@ -130,6 +130,17 @@ describe("the shim's own HTTP reader", () => {
     ]);
   });
 
+  it.each([
+    ["its head", "POST / HTTP/1.1\r\nHost: shim\r\nContent-Le"],
+    ["its body", post("/", '["ECHO","cut"]').slice(0, -4)],
+  ])("Should answer 400 and close when the client ends its side in the middle of %s, as node:http does", async (_, part) => {
+    const text = await talk([post("/", '["ECHO","whole"]') + part], true);
+    expect(answers(text)).toEqual([
+      { status: 200, body: '{"result":"whole"}' },
+      { status: 400, body: expect.stringContaining("ended") },
+    ]);
+  });
+
   it("Should answer every pipelined request, in order, to a client that reads slowly", async () => {
     const redis = new Redis(inject("redisUrl"));
     const value = "v".repeat(256 * 1024);

@@ -135,10 +135,11 @@ export function serveConnection(socket: Socket, options: FastHttpOptions): void 
   /** Serves what the buffer holds; once the client has finished sending and all is answered, ends. */
   const pump = () => {
     serveBuffered();
-    if (ended && !busy && !done && !draining) {
-      done = true;
-      socket.end();
-    }
+    if (!ended || busy || done || draining) return;
+    // A request cut off by the client's end can never complete: node:http answers it 400.
+    if (waiting || buffered > 0) return answer(handler.failure(new RequestError(400, "ERR the connection ended inside a request")), true);
+    done = true;
+    socket.end();
   };
   /** Serves every complete request in the buffer, one at a time. */
   const serveBuffered = () => {
