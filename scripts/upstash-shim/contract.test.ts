@@ -95,6 +95,12 @@ describe("@upstash/redis through the shim: scripts", () => {
     expect(await redis.scriptLoad(text)).toBe(sha1(text));
     expect(await redis.evalsha(sha1(text), [], [])).toBe(id);
   });
+
+  it("Should name the digest of the script the client sent in a shebang script's error, by EVAL and by EVALSHA", async () => {
+    const text = `#!lua flags=allow-key-locking\nreturn redis.call('GET', KEYS[1]).x -- ${randomUUID()}`;
+    await expect(redis.eval(text, [key("e")], [])).rejects.toThrow(`script: ${sha1(text)},`);
+    await expect(redis.evalsha(sha1(text), [key("e")], [])).rejects.toThrow(`script: ${sha1(text)},`);
+  });
 });
 
 describe("@upstash/redis through the shim: pipelines, transactions, errors", () => {

@@ -25,7 +25,10 @@ export interface Executor {
  */
 export function createExecutor(redis: RedisLink): Executor {
   const scripts = new ScriptRegistry(() => (redis.majorVersion() ?? 7) >= 7);
-  const finish = (plan: ScriptPlan, outcome: Outcome): Outcome => (plan.after && !(outcome instanceof Error) ? plan.after(outcome) : outcome);
+  const finish = (plan: ScriptPlan, outcome: Outcome): Outcome => {
+    if (outcome instanceof Error) return plan.failed ? plan.failed(outcome) : outcome;
+    return plan.after ? plan.after(outcome) : outcome;
+  };
 
   return {
     async pipeline(commands) {

@@ -12,6 +12,8 @@ export interface ScriptPlan {
   command: Command;
   /** Applied to a successful reply (SCRIPT LOAD's digest, SCRIPT FLUSH clearing the map). */
   after?: (reply: Reply) => Reply;
+  /** Applied to an error reply: a script's error names the digest of the text Redis ran. */
+  failed?: (error: Error) => Error;
 }
 
 const UPSTASH_ONLY_FLAG = "allow-key-locking";
@@ -52,6 +54,11 @@ export function stripUpstashFlags(script: string, shebangs = true): string | und
   return kept.length === 0 || !shebangs ? rest : `${[engine, ...kept].join(" ")}${rest}`;
 }
 
+/** Puts the client's digest back where Redis named the rewritten script's, as Upstash names the client's. */
+function naming(ran: string, sent: string): (error: Error) => Error {
+  return (error) => (error.message.includes(ran) ? new Error(error.message.replaceAll(ran, sent)) : error);
+}
+
 /**
  * The per-shim map from the client's digest to the rewritten script, and the rewriting of the
  * script commands that depend on it (§9.4). One instance per shim; a restart forgets it, which the
@@ -72,10 +79,14 @@ export class ScriptRegistry {
   plan(command: Command): ScriptPlan {
     const { name, args } = command;
     if ((name === "EVAL" || name === "EVAL_RO") && args.length > 0) {
-      return { command: { name, args: [this.#rewrite(args[0]!), ...args.slice(1)] } };
+      const script = this.#rewrite(args[0]!);
+      const plan = { command: { name, args: [script, ...args.slice(1)] } };
+      return script === args[0] ? plan : { ...plan, failed: naming(sha1(script), sha1(args[0]!)) };
     }
     if ((name === "EVALSHA" || name === "EVALSHA_RO") && args.length > 0) {
-      return { command: { name, args: [this.#translate(args[0]!), ...args.slice(1)] } };
+      const sha = this.#translate(args[0]!);
+      const plan = { command: { name, args: [sha, ...args.slice(1)] } };
+      return sha === args[0] ? plan : { ...plan, failed: naming(String(sha), String(args[0])) };
     }
     if (name !== "SCRIPT" || args.length === 0) return { command };
     const sub = String(args[0]).toUpperCase();
