@@ -141,6 +141,17 @@ describe("the shim's own HTTP reader", () => {
     ]);
   });
 
+  it("Should answer a request handed to node:http whose client ends its side before the answer is ready", async () => {
+    const slow = await startShim({ redisUrl: inject("redisUrl"), token: TOKEN, port: 0 });
+    slow.faults.set({ delayMs: 100 });
+    try {
+      const chunked = `${post("/", "", ["Transfer-Encoding: chunked"])}f\r\n["ECHO","half"]\r\n0\r\n\r\n`;
+      expect(answers(await talk([chunked], true, slow.url))).toEqual([{ status: 200, body: '{"result":"half"}' }]);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it("Should answer every pipelined request, in order, to a client that reads slowly", async () => {
     const redis = new Redis(inject("redisUrl"));
     const value = "v".repeat(256 * 1024);

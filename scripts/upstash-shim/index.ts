@@ -87,6 +87,9 @@ export async function startShim(options: ShimOptions): Promise<Shim> {
     createShimListener(handler, redis.subscriber, maxBodyBytes),
   );
   fallback.emit("listening");
+  // A client may finish sending and still read its answer, as on the shim's own reader; node:http
+  // otherwise aborts a request whose client half-closes (lib/_http_server.js, socketOnEnd).
+  Object.assign(fallback, { httpAllowHalfOpen: true });
   const sockets = new Set<Socket>();
   // Half-open, as node:http's own server: a client may finish sending and still read its answers.
   const server = createServer({ allowHalfOpen: true }, (socket) => {
