@@ -225,6 +225,28 @@ describe("the shim's own HTTP reader", () => {
     10_000,
   );
 
+  it("Should close a connection whose client trickles the body of a refused request past the request timeout", async () => {
+    const slow = await startShim({ redisUrl: inject("redisUrl"), token: TOKEN, port: 0, requestTimeoutMs: 300 });
+    try {
+      const { hostname, port } = new URL(slow.url);
+      const text = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), hostname);
+        let got = "";
+        const drip = setInterval(() => socket.writable && socket.write("a"), 50);
+        socket.on("data", (chunk) => (got += chunk.toString()));
+        socket.on("close", () => {
+          clearInterval(drip);
+          resolve(got);
+        });
+        socket.on("error", reject);
+        socket.write(post("/", "x".repeat(10_000), [], "wrong").slice(0, -9_999));
+      });
+      expect(answers(text)).toEqual([{ status: 401, body: expect.stringContaining("Unauthorized") }]);
+    } finally {
+      await slow.close();
+    }
+  }, 10_000);
+
   it("Should stop reading, and close, a connection whose client keeps sending after a Connection: close answer", async () => {
     const { hostname, port } = new URL(shim.url);
     const outcome = await new Promise<string>((resolve) => {

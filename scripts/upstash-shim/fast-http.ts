@@ -75,11 +75,17 @@ export function serveConnection(socket: Socket, options: FastHttpOptions): void 
     if (!stall || done) return;
     const left = stall.startedAt + options.requestTimeoutMs - Date.now();
     // The head is in once a request waits for its body; its body may take the rest of the time.
-    if (waiting && left > 0) {
+    if ((waiting || skip > 0) && left > 0) {
       stall.timer = setTimeout(checkStall, left);
       return;
     }
     stall = undefined;
+    // A refused request's body still arriving: its answer is sent already, so there is no 408 to give.
+    if (skip > 0) {
+      done = true;
+      socket.destroy();
+      return;
+    }
     answer(handler.failure(new RequestError(408, "ERR the request did not arrive in time")), true);
   };
 
@@ -149,6 +155,8 @@ export function serveConnection(socket: Socket, options: FastHttpOptions): void 
         const dropped = Math.min(skip, buffered);
         skip -= dropped;
         consume(take(), dropped);
+        if (skip > 0) arriving();
+        else arrived();
         continue;
       }
       const buffer = take();
