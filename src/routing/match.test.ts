@@ -72,6 +72,18 @@ describe("normalizeForMatch", () => {
     ["https://example.com/a/%zz/../b/", "example.com", "/a/b/"],
   ])("Should normalize %s", (url, host, path) => expect(normalizeForMatch(new URL(url))).toMatchObject({ host, path }));
 
+  it("Should match an exact path with or without one trailing slash, as origins serve /login/ as /login", () => {
+    for (const [pattern, url] of [
+      ["example.com/login", "https://example.com/login/"],
+      ["example.com/login/", "https://example.com/login"],
+      ["example.com/login/", "https://example.com/login/"],
+    ]) {
+      expect(pick(["example.com/*", pattern!], url!)).toBe(pattern);
+    }
+    expect(pick(["example.com/*", "example.com/login"], "https://example.com/login/x")).toBe("example.com/*");
+    expect(pick(["example.com/*", "example.com/"], "https://example.com/")).toBe("example.com/");
+  });
+
   it("Should keep a request with a disguised path on the stricter route", () => {
     const patterns = ["example.com/*", "example.com/login*"];
     for (const url of ["https://example.com/static/..%2Flogin", "https://Example.com./%4cogin", "https://example.com/%2flogin"]) {

@@ -47,7 +47,10 @@ function matches(pattern: Pattern, target: MatchTarget): boolean {
   if (pattern.scheme && pattern.scheme !== target.scheme) return false;
   const hostOk = pattern.hostKind === "exact" ? target.host === pattern.host : target.host.endsWith(pattern.host);
   if (!hostOk) return false;
-  return pattern.pathKind === "exact" ? target.path === pattern.path : target.path.startsWith(pattern.path);
+  if (pattern.pathKind === "prefix") return target.path.startsWith(pattern.path);
+  // An exact path is kept without a trailing slash (pattern.ts); the request's may have one.
+  const { path } = target;
+  return path === pattern.path || (path.length === pattern.path.length + 1 && path.endsWith("/") && path.startsWith(pattern.path));
 }
 
 function compile(source: string): Pattern {

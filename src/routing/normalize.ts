@@ -50,7 +50,7 @@ export function normalizePath(pathname: string): string {
     if (segment === "..") segments.pop();
     else segments.push(segment);
   }
-  // Keep a trailing slash: `/login/` and `/login` may be different routes to a pattern.
+  // Keep a trailing slash: a prefix `/a/*` meets `/a/` and not `/a` (an exact path meets both, match.ts).
   const trailing = decoded.length > 1 && decoded.endsWith("/") && segments.length > 0 ? "/" : "";
   return `/${segments.join("/")}${trailing}`;
 }

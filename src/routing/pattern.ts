@@ -14,7 +14,10 @@ export interface Pattern {
   /** `exact`: the host itself; `suffix`: any host ending with `host` (`*` → empty suffix). */
   hostKind: "exact" | "suffix";
   host: string;
-  /** `exact`: the path itself; `prefix`: any path starting with `path`. */
+  /**
+   * `exact`: the path itself, with or without one trailing slash (kept without it); `prefix`: any
+   * path starting with `path`.
+   */
   pathKind: "exact" | "prefix";
   path: string;
 }
@@ -58,6 +61,9 @@ export function parsePattern(source: string): Pattern | string {
   }
   // A fully qualified name's trailing dot names the same host (RFC 1034 §3.1); requests lose it too.
   host = host.replace(/\.+$/, "");
+  // Origins serve `/login/` as `/login` (Express, Rails, most frameworks), so an exact path is
+  // matched with or without its trailing slash; one left out would be a way around the route.
+  if (pathKind === "exact" && path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
   return { source, ...(scheme ? { scheme } : {}), hostKind, host, pathKind, path };
 }
 

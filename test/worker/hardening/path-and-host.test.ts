@@ -62,6 +62,22 @@ describe("path and host tricks", () => {
     }
   });
 
+  // An exact pattern, as README's login example writes it: origins serve /login/ as /login.
+  it.each([
+    "https://example.com/login/",
+    "https://example.com/LOGIN/",
+    "https://example.com/login%2F",
+    "https://example.com//login//",
+    "https://example.com/login/%2e",
+  ])("Should count %s on an exact /login route, not on the lenient default", async (url) => {
+    const t = testApp({ RATE_LIMIT: "1000/60s", ROUTES: JSON.stringify([{ pattern: "example.com/login", name: "login", rules: "1/60s" }]) });
+    const ip = uniqueIpv4();
+    expect((await t.get("/login", ip)).status).toBe(200);
+    const trick = await t.request(url, { ip });
+    expect(trick.status).toBe(429);
+    expect(trick.headers.get("ratelimit-policy")).toBe('"default";q=1;w=60');
+  });
+
   it("Should never move a request onto another client's key, whatever the path or host says", async () => {
     const t = testApp(vars);
     const victim = uniqueIpv4();
