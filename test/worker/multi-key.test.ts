@@ -96,6 +96,30 @@ describe("several keyed limits on one route, end to end through the shim and Red
     expect((await t.call(uniqueIpv4())).status).toBe(200);
     expect(t.logs).toContainEqual(expect.objectContaining({ event: "client-fallback", reason: "missing-key", route: "api" }));
   });
+
+  it("Should not block an address that spent the key's rule without a key once it sends a key of its own", async () => {
+    const t = apiApp("100", "2");
+    const a = uniqueIpv4();
+    expect([(await t.call(a)).status, (await t.call(a)).status, (await t.call(a)).status]).toEqual([200, 200, 429]);
+    const withKey = await t.call(a, uniqueKey());
+    expect(withKey.status).toBe(200);
+    expect((await t.call(a)).status).toBe(429);
+  });
+
+  it("Should give an answer from memory the Retry-After of the latest of the request's blocks", async () => {
+    const t = apiApp("2", "3");
+    const [a, b, c] = [uniqueIpv4(), uniqueIpv4(), uniqueIpv4()];
+    const key = uniqueKey();
+    for (const ip of [a, a, b]) expect((await t.call(ip, key)).status).toBe(200);
+    // The address's block ends within the minute, the key's within the day.
+    expect(Number((await t.call(a, uniqueKey())).headers.get("retry-after"))).toBeLessThanOrEqual(60);
+    expect(Number((await t.call(c, key)).headers.get("retry-after"))).toBeGreaterThan(3600);
+    const calls = t.counter.redisCalls;
+    const both = await t.call(a, key);
+    expect(t.counter.redisCalls).toBe(calls);
+    expect(both.status).toBe(429);
+    expect(Number(both.headers.get("retry-after"))).toBeGreaterThan(3600);
+  });
 });
 
 describe("the admin API on a route with several keyed limits", () => {

@@ -116,17 +116,28 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
     }
     const enforce = route.settings.mode === "enforce";
     // One block per (route, client): on a multi-key route each distinct client of the request may
-    // be blocked on its own (an API key spent on one address is spent on every address).
+    // be blocked on its own (an API key spent on one address is spent on every address). There a
+    // block holds only if its refusing rule counts the same client in this request: an address
+    // that spent the key's rule without a key (the rule fell back to it) may go on with a key.
     const blocksNow = () => {
       const found = new Map<string, Block>();
       for (const client of who.clients ? new Set(who.clients) : [who.client]) {
         const block = runtime.blocks.get(blockKey(route.settings.scope, client), now);
-        if (block) found.set(client, block);
+        if (block && (!who.clients || who.clients[route.settings.rules.findIndex((rule) => rule.name === block.decision.rule)] === client)) {
+          found.set(client, block);
+        }
       }
       return found;
     };
     const blocked = blocksNow();
-    const block = [...blocked.values()].find((candidate) => now < candidate.recheckAt);
+    // Answered from memory while any of its blocks is trusted, until the latest of them ends.
+    let block: Block | undefined;
+    let trusted = false;
+    for (const candidate of blocked.values()) {
+      trusted ||= now < candidate.recheckAt;
+      if (!block || candidate.until > block.until) block = candidate;
+    }
+    if (!trusted) block = undefined;
     const request = { client: who.client, ...(who.clients ? { clients: who.clients } : {}), scope: route.settings.scope, cost: route.settings.cost, now };
     // A route that counts only some answers (`count`) checks first, read-only, and charges once
     // the origin has answered; every other route decides and charges in one call.
