@@ -26,9 +26,15 @@ describe("parseReply", () => {
     });
   });
 
-  it("Should name the first refusing rule, and retry after the latest of the refusing rules", () => {
+  it("Should name the refusing rule that lets a retry through last, and retry after it", () => {
     const decision = parseReply([0, 1, 0, 0, 0, now + 400, 400, 0, 0, now + 180_000, 2_500], plan, now);
-    expect(decision).toMatchObject({ allowed: false, rule: "second", retryAt: now + 2_500, retryAfter: 3 });
+    expect(decision).toMatchObject({ allowed: false, rule: "hour", retryAt: now + 2_500, retryAfter: 3 });
+    expect(parseReply([0, 1, 0, 0, 0, now + 400, 4_000, 0, 0, now + 180_000, 2_500], plan, now)).toMatchObject({ rule: "second", retryAt: now + 4_000 });
+  });
+
+  it("Should block each client of a multi-key refusal under the rule that lets it through last", () => {
+    const decision = parseReply([0, 1, 0, 0, 0, now + 400, 400, 0, 0, now + 180_000, 2_500], plan, now, ["a", "a"]);
+    expect(decision.refusedClients).toEqual([{ client: "a", rule: "hour", retryAt: now + 2_500 }]);
   });
 
   it("Should say at least 1 s for retryAfter, even for a retry due in 0 ms", () => {

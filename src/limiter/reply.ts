@@ -54,13 +54,16 @@ export function parseReply(reply: unknown, plan: Plan, now: number, clients?: re
         windowMs: rule.windowMs,
       });
       if (numbers[at] !== 1) {
-        if (refusedBy === -1) refusedBy = i;
-        retryMs = Math.max(retryMs, numbers[at + 3]!);
+        // The deciding rule is the one whose retry is latest: the Retry-After, the legacy
+        // X-RateLimit-Reset and the 429's detail then all name the same wait.
+        const ruleRetryMs = numbers[at + 3]!;
+        if (refusedBy === -1 || ruleRetryMs > retryMs) refusedBy = i;
+        retryMs = Math.max(retryMs, ruleRetryMs);
         const client = clients?.[i];
         if (refusedClients && client !== undefined) {
-          const retryAt = now + numbers[at + 3]!;
+          const retryAt = now + ruleRetryMs;
           const known = refusedClients.get(client);
-          refusedClients.set(client, known ? { ...known, retryAt: Math.max(known.retryAt, retryAt) } : { client, rule: rule.name, retryAt });
+          if (!known || retryAt > known.retryAt) refusedClients.set(client, { client, rule: rule.name, retryAt });
         }
       }
     }

@@ -54,8 +54,9 @@ export interface Decision {
   /** True when every rule admitted the request; then every rule was charged its cost. */
   allowed: boolean;
   /**
-   * The deciding rule: the first refusing rule when refused; otherwise the rule with the fewest
-   * `remaining` (the one a client should watch).
+   * The deciding rule: when refused, the refusing rule that lets a retry through last (the first
+   * of them on a tie), so that it names the wait `retryAfter` gives; otherwise the rule with the
+   * fewest `remaining` (the one a client should watch).
    */
   rule: string;
   /** One outcome per rule, in the route's order. Empty when `reason` is set and Redis gave none. */
@@ -79,7 +80,7 @@ export interface Decision {
   client?: string;
   /**
    * With {@link LimitRequest.clients}, when the rules refused: each refused client once, with its
-   * first refusing rule and when that client's refusing rules would admit the request again.
+   * refusing rule that lets it through last and when that is.
    * Another request of this client is refused until then, whatever its other clients.
    */
   refusedClients?: readonly RefusedClient[];
