@@ -37,6 +37,18 @@ describe("the block cache, end to end", () => {
     t.clock.now += 3_500;
     expect(Number((await t.get("/", ip)).headers.get("retry-after"))).toBe(Math.ceil(announced - 3.5));
   });
+
+  it("Should leave out of an answer from memory the rules whose window has reset since the refusal", async () => {
+    const t = testApp({ RATE_LIMIT: "1000/1h", ROUTES: JSON.stringify([{ pattern: "*/api/*", rules: ["2/10s", "2/1h"] }]) });
+    const ip = uniqueIpv4();
+    for (let i = 0; i < 2; i++) expect((await t.get("/api/x", ip)).status).toBe(200);
+    t.clock.now += 5_000;
+    expect((await t.get("/api/x", ip)).headers.get("ratelimit")).toMatch(/^"2-per-10s";r=0;t=5, "2-per-1h";r=0;t=\d+$/);
+    t.clock.now += 7_000;
+    const fromMemory = await t.get("/api/x", ip);
+    expect(fromMemory.status).toBe(429);
+    expect(fromMemory.headers.get("ratelimit")).toMatch(/^"2-per-1h";r=0;t=\d+$/);
+  });
 });
 
 describe("refusal logs under a flood, end to end", () => {

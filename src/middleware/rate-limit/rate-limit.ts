@@ -249,12 +249,17 @@ function cfOf(request: Request): { country?: string; asn?: number; colo?: string
   return fields;
 }
 
-/** A refusal from memory, its Retry-After counted down to the block's end. A denied client stays denied. */
+/**
+ * A refusal from memory, its Retry-After counted down to the block's end. A denied client stays
+ * denied. A rule other than the deciding one whose window has reset since is left out: what it
+ * has left now is known only to Redis, and `r=0;t=0` would contradict the Retry-After.
+ */
 function fromBlock(block: Block, now: number): Decision {
   const retryAfter = secondsLeft(block, now);
-  return block.decision.reason === "deny-list"
-    ? { ...block.decision, ...(block.decision.retryAt === undefined ? {} : { retryAfter }) }
-    : { ...block.decision, retryAfter, reason: "block-cache" };
+  const { decision } = block;
+  if (decision.reason === "deny-list") return { ...decision, ...(decision.retryAt === undefined ? {} : { retryAfter }) };
+  const rules = decision.rules.filter((outcome) => outcome.rule === decision.rule || outcome.resetAt > now);
+  return { ...decision, rules, retryAfter, reason: "block-cache" };
 }
 
 /**
