@@ -24,6 +24,8 @@ describe("parsePattern", () => {
     ["example.com/a?b=1", "route patterns do not match query strings"],
     ["ftp://example.com/a", 'only http:// and https:// requests reach a Worker (got "ftp://")'],
     ["[::1]/a", "an IP address is not a route host (routes are on your zone's host names)"],
+    ["127.0.0.1/a", "an IP address is not a route host (routes are on your zone's host names)"],
+    ["*.0.0.1/a", "an IP address is not a route host (routes are on your zone's host names)"],
     ["example.com//b", 'the path has an empty segment, which no request has once its path is normalized (write "/b")'],
     ["example.com/a/../b*", 'the path has a ".." segment, which no request has once its path is normalized (write "/b*")'],
     ["example.com/a/./b", 'the path has a "." segment, which no request has once its path is normalized (write "/a/b")'],

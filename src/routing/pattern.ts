@@ -47,7 +47,8 @@ export function parsePattern(source: string): Pattern | string {
   if (host === "") return "missing host (use * for any host, e.g. */api/*)";
   const hostKind = host.startsWith("*") ? "suffix" : "exact";
   if (hostKind === "suffix") host = host.slice(1);
-  if (host.startsWith("[")) return "an IP address is not a route host (routes are on your zone's host names)";
+  // No top-level domain is all digits (RFC 3696 §2), so such a last label ends an IPv4 address.
+  if (host.startsWith("[") || /(^|\.)\d+\.?$/.test(host)) return "an IP address is not a route host (routes are on your zone's host names)";
   if (host.includes(":")) return "ports are not part of a route pattern";
   if (!HOST.test(host)) return "a * may only open the host, and hosts hold letters, digits, dots and dashes";
   const pathKind = path.endsWith("*") ? "prefix" : "exact";
