@@ -29,7 +29,7 @@ export interface ShimOptions {
   port?: number;
   /** @default "127.0.0.1" (loopback only: the shim is a development tool) */
   host?: string;
-  /** @default 10 MB, Upstash's limit on the free plan (§3) */
+  /** @default 10 MB, Upstash's limit on the free and pay-as-you-go plans (§3) */
   maxBodyBytes?: number;
   /**
    * On the connections the shim's reader hands to node:http (chunked bodies, SSE, HTTP/1.0, …):

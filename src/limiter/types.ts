@@ -22,7 +22,8 @@ export interface Rule {
   burst?: number;
   /**
    * `sliding-window` only: sub-windows per window, 2 to 100. More decide closer to an exact log and
-   * cost 3 to 4 bytes each per client (its count and two times, packed in one string).
+   * cost 3 to 4 bytes each per client (its count and two times, packed in one string; more for
+   * a limit of 65,535 or more).
    * @default 32
    */
   buckets?: number;

@@ -35,10 +35,10 @@ describe("Round trips, counted at the shim", () => {
     expect(perDecision).toBe(1);
   });
 
-  it("Should make one HTTP request per decision for two rules, and for four of different algorithms", async () => {
+  it("Should make one HTTP request per decision for two rules, and for five of different algorithms", async () => {
     const two = await requestsPerDecision(h.limiter(MIXED_RULES.slice(0, 2).map((r) => ({ ...r, limit: 1_000 }))), 20);
-    const four = await requestsPerDecision(h.limiter(MIXED_RULES.map((r) => ({ ...r, limit: 1_000, burst: 1_000 }))), 20);
-    console.log(`round trips per decision, two rules: ${two}; four rules: ${four}`);
-    expect([two, four]).toEqual([1, 1]);
+    const five = await requestsPerDecision(h.limiter(MIXED_RULES.map((r) => ({ ...r, limit: 1_000, burst: 1_000 }))), 20);
+    console.log(`round trips per decision, two rules: ${two}; five rules: ${five}`);
+    expect([two, five]).toEqual([1, 1]);
   });
 });
