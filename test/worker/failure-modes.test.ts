@@ -50,3 +50,22 @@ describe.each(failures)("When $name", ({ vars, deps, kind }) => {
     expect(t.logs).toEqual([expect.objectContaining({ event: "redis-failure", failureMode: "closed", kind })]);
   });
 });
+
+describe("When Redis fails while a client is blocked", () => {
+  it("Should keep refusing the client from memory until its block ends, even with FAILURE_MODE=open, and log the failure", async () => {
+    let down = false;
+    const redisFetch = ((input: RequestInfo | URL, init?: RequestInit) => (down ? answer500() : fetch(input, init))) as typeof fetch;
+    const t = testApp({ RATE_LIMIT: "1/1m", FAILURE_MODE: "open" }, { redisFetch });
+    const ip = uniqueIpv4();
+    expect((await t.get("/", ip)).status).toBe(200);
+    expect((await t.get("/", ip)).status).toBe(429);
+    t.clock.now += 15_000; // Past the block's re-check: this request asks Redis again.
+    down = true;
+    const refused = await t.get("/", ip);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(45);
+    expect(t.logs).toContainEqual(expect.objectContaining({ event: "redis-failure", failureMode: "open", kind: "http" }));
+    t.clock.now += 60_000; // The block has ended: Redis is still down, so the request fails open.
+    expect((await t.get("/", ip)).status).toBe(200);
+  });
+});

@@ -131,13 +131,13 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
     };
     const blocked = blocksNow();
     // Answered from memory while any of its blocks is trusted, until the latest of them ends.
-    let block: Block | undefined;
+    let latest: Block | undefined;
     let trusted = false;
     for (const candidate of blocked.values()) {
       trusted ||= now < candidate.recheckAt;
-      if (!block || candidate.until > block.until) block = candidate;
+      if (!latest || candidate.until > latest.until) latest = candidate;
     }
-    if (!trusted) block = undefined;
+    const block = trusted ? latest : undefined;
     const request = { client: who.client, ...(who.clients ? { clients: who.clients } : {}), scope: route.settings.scope, cost: route.settings.cost, now };
     // A route that counts only some answers (`count`) checks first, read-only, and charges once
     // the origin has answered; every other route decides and charges in one call.
@@ -153,11 +153,18 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
       try {
         decision = await (countsAll ? route.limiter.limit(request) : route.limiter.status(request));
       } catch (error) {
-        return redisFailed(error, performance.now() - started);
+        if (!(enforce && latest)) return redisFailed(error, performance.now() - started);
+        logFailure(error);
+        // Redis failed, but this client is known to be refused until its block ends: that holds
+        // whatever FAILURE_MODE says, which decides for clients nothing is known about.
+        decision = fromBlock(latest, now);
       }
       redisMs = performance.now() - started;
-      outcome = outcomeOf(decision, enforce);
-      remember(decision, blocked);
+      if (decision.reason === "block-cache") outcome = "block-cache";
+      else {
+        outcome = outcomeOf(decision, enforce);
+        remember(decision, blocked);
+      }
     }
     c.set("rateLimit", { route: route.settings, decision });
     emit(runtime, c, route, outcome, decision, redisMs, decision.client ?? who.client);
@@ -181,7 +188,7 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
         c,
         route.limiter.limit(request).then(
           (charged) => charged.allowed || remember(charged, blocksNow()),
-          (error) => log({ level: "error", event: "redis-failure", failureMode: settings.failureMode, route: route.name, ...describeFailure(error) }),
+          (error) => logFailure(error),
         ),
       );
     }
@@ -213,9 +220,15 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
       }
     }
 
-    async function redisFailed(error: unknown, ms: number) {
+    /** One `redis-failure` line per failed call, scrubbed of the token (log.ts). */
+    function logFailure(error: unknown) {
       const failure = describeFailure(error);
       log({ level: "error", event: "redis-failure", failureMode: settings.failureMode, route: route.name, ...failure });
+      return failure;
+    }
+
+    async function redisFailed(error: unknown, ms: number) {
+      const failure = logFailure(error);
       const open = settings.failureMode === "open";
       const failed: Decision = { allowed: open, rule: "", rules: [], reason: failure.kind === "timeout" ? "redis-timeout" : "redis-error" };
       c.set("rateLimit", { route: route.settings, decision: failed });
