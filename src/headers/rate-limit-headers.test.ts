@@ -23,8 +23,9 @@ const refused: Decision = {
 };
 
 describe("policyHeader", () => {
-  it("Should list every rule with its quota (the burst for a token bucket) and window in seconds", () => {
-    expect(policyHeader(rules)).toBe('"10-per-1s";q=10;w=1, "1000-per-1h";q=50;w=3600');
+  it("Should list every rule with its quota and window in seconds, a token bucket's as its burst and the time the burst takes to refill", () => {
+    expect(policyHeader(rules)).toBe('"10-per-1s";q=10;w=1, "1000-per-1h";q=50;w=180');
+    expect(policyHeader([{ name: "b", algorithm: "token-bucket", limit: 2, windowMs: 10_000, burst: 4 }])).toBe('"b";q=4;w=20');
     expect(policyHeader([{ name: "default", algorithm: "fixed-window", limit: 5, windowMs: 500 }])).toBe('"default";q=5;w=1');
   });
 });

@@ -24,7 +24,16 @@ export type HeaderList = Array<[string, string]>;
  * // '"default";q=100;w=60'
  */
 export function policyHeader(rules: readonly Rule[]): string {
-  return rules.map((rule) => `"${rule.name}";q=${rule.burst ?? rule.limit};w=${seconds(rule.windowMs)}`).join(", ");
+  return rules.map((rule) => `"${rule.name}";q=${rule.burst ?? rule.limit};w=${seconds(policyWindowMs(rule))}`).join(", ");
+}
+
+/**
+ * A token bucket's quota is its burst, and its window the time the bucket takes to refill that
+ * burst: a client pacing itself at q per w then keeps the rule's rate, as the draft's quota
+ * policy means; `q=burst` with the rule's window would announce more than the bucket sustains.
+ */
+function policyWindowMs(rule: Rule): number {
+  return rule.burst === undefined ? rule.windowMs : (rule.windowMs * rule.burst) / rule.limit;
 }
 
 /**
