@@ -9,19 +9,23 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { maskCredentials } from "./upstash-shim/cli-options.ts";
 import { startShim } from "./upstash-shim/index.ts";
 import { localAdminToken } from "./local/admin-token.ts";
 import { startOrigin } from "./local/origin.ts";
 import { freePort, RedisServerMissingError, startRedisServer } from "./local/redis-server.ts";
-import { workerVarArgs } from "./local/worker-vars.ts";
+import { checkWorkerVars, secretsEnvFile, workerVarArgs, workerVars } from "./local/worker-vars.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const WRANGLER = fileURLToPath(new URL("../node_modules/.bin/wrangler", import.meta.url));
 
 function workerPort(): number {
-  const text = process.env.PORT ?? "8787";
+  // Empty counts as unset, as for every variable (README, "Configuration").
+  const text = process.env.PORT || "8787";
   if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 65535) {
     throw new Error(`PORT: invalid port "${text}" (expected an integer from 1 to 65535)`);
   }
@@ -29,7 +33,6 @@ function workerPort(): number {
 }
 
 async function main() {
-  const port = workerPort();
   const stops: Array<() => Promise<void>> = [];
   let stopping = false;
   const stop = async (code: number) => {
@@ -42,13 +45,22 @@ async function main() {
   process.on("SIGTERM", () => void stop(0));
 
   try {
-    // First: a token the Worker would refuse must stop us before anything starts.
+    // First: a port, a token or a variable the Worker would refuse must stop us before anything
+    // starts (else it would say it is ready, then answer every request 500).
+    const port = workerPort();
     const admin = localAdminToken(process.env);
+    const stackToken = randomBytes(16).toString("hex");
+    const planned = {
+      UPSTASH_REDIS_REST_URL: "http://127.0.0.1:1",
+      UPSTASH_REDIS_REST_TOKEN: stackToken,
+      ORIGIN_URL: "http://127.0.0.1:1",
+      ADMIN_TOKEN: admin.token,
+    };
+    checkWorkerVars(workerVars(process.env, { ...planned, ...(process.env.ORIGIN_URL ? { ORIGIN_URL: process.env.ORIGIN_URL } : {}) }));
     const redis = process.env.RATEWALL_REDIS_URL ? undefined : await startRedisServer();
     if (redis) stops.push(redis.stop);
     const redisUrl = process.env.RATEWALL_REDIS_URL ?? redis!.url;
-    const token = randomBytes(16).toString("hex");
-    const shim = await startShim({ redisUrl, token, port: 0 });
+    const shim = await startShim({ redisUrl, token: stackToken, port: 0 });
     stops.push(shim.close);
     const origin = process.env.ORIGIN_URL ? undefined : await startOrigin();
     if (origin) stops.push(origin.close);
@@ -56,12 +68,12 @@ async function main() {
 
     // ADMIN_TOKEN as an override: a generated one is not in the environment, and a user's one is
     // passed even where VARIABLES does not list it yet.
-    const vars = workerVarArgs(process.env, {
-      UPSTASH_REDIS_REST_URL: shim.url,
-      UPSTASH_REDIS_REST_TOKEN: token,
-      ORIGIN_URL: originUrl,
-      ADMIN_TOKEN: admin.token,
-    });
+    const vars = workerVars(process.env, { ...planned, UPSTASH_REDIS_REST_URL: shim.url, ORIGIN_URL: originUrl });
+    // The secrets go in a file only this user reads, removed when the stack stops.
+    const secretsDir = mkdtempSync(join(tmpdir(), "ratewall-start-"));
+    stops.push(async () => rmSync(secretsDir, { recursive: true, force: true }));
+    const envFile = join(secretsDir, "secrets.env");
+    writeFileSync(envFile, secretsEnvFile(vars), { mode: 0o600 });
     const args = [
       "dev",
       "--ip",
@@ -71,7 +83,9 @@ async function main() {
       "--inspector-port",
       String(await freePort()),
       "--show-interactive-dev-session=false",
-      ...vars,
+      "--env-file",
+      envFile,
+      ...workerVarArgs(vars),
     ];
     // detached: wrangler gets its own process group, so that stopping it also stops its workerd children.
     const wrangler = spawn(WRANGLER, args, {

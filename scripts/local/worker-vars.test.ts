@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { workerVarArgs } from "./worker-vars.ts";
+import { checkWorkerVars, secretsEnvFile, workerVarArgs, workerVars } from "./worker-vars.ts";
+
+const stack = { UPSTASH_REDIS_REST_URL: "http://127.0.0.1:9001", UPSTASH_REDIS_REST_TOKEN: "shim-token", ORIGIN_URL: "http://127.0.0.1:9000" };
 
 describe("the variables npm start hands to the Worker", () => {
   it("Should pass the Worker's variables from the environment, let the stack's own values win, and ignore the rest", () => {
     const env = { RATE_LIMIT: "10/1s", ROUTES: '[{"pattern":"a.example/*"}]', MODE: "", HOME: "/root", ORIGIN_URL: "http://user.example" };
-    expect(workerVarArgs(env, { ORIGIN_URL: "http://127.0.0.1:9000" })).toEqual([
+    expect(workerVarArgs(workerVars(env, { ORIGIN_URL: "http://127.0.0.1:9000" }))).toEqual([
       "--var",
       "RATE_LIMIT:10/1s",
       "--var",
@@ -12,5 +14,22 @@ describe("the variables npm start hands to the Worker", () => {
       "--var",
       'ROUTES:[{"pattern":"a.example/*"}]',
     ]);
+  });
+
+  it("Should keep the secrets off wrangler's command line and write them to its env file instead", () => {
+    const vars = workerVars({ ADMIN_TOKEN: "it's-an-admin-token-of-32-chars!!" }, stack);
+    const args = workerVarArgs(vars);
+    expect(args.join(" ")).not.toContain("shim-token");
+    expect(args.join(" ")).not.toContain("admin-token");
+    expect(secretsEnvFile(vars)).toBe("ADMIN_TOKEN=`it's-an-admin-token-of-32-chars!!`\nUPSTASH_REDIS_REST_TOKEN='shim-token'\n");
+  });
+
+  it("Should refuse a secret with a line break, which an env file cannot hold", () => {
+    expect(() => secretsEnvFile({ ADMIN_TOKEN: "a\nb" })).toThrow("ADMIN_TOKEN: a line break");
+  });
+
+  it("Should refuse, before anything starts, a variable the Worker would refuse, naming it and its value", () => {
+    expect(() => checkWorkerVars(workerVars({ RATE_LIMIT: "10 per second" }, stack))).toThrow('RATE_LIMIT: invalid rule "10 per second"');
+    expect(() => checkWorkerVars(workerVars({ RATE_LIMIT: "10/1s" }, stack))).not.toThrow();
   });
 });

@@ -1,28 +1,73 @@
 /**
- * @module Which environment variables `npm start` hands to the Worker. The list of names is the
- * Worker's own (`VARIABLES` in src/settings.ts, README.md's configuration table), so a variable
- * the Worker learns to read is passed on without touching this file.
+ * @module Which environment variables `npm start` hands to the Worker, and how. The list of names
+ * is the Worker's own (`VARIABLES` in src/settings.ts, README.md's configuration table), so a
+ * variable the Worker learns to read is passed on without touching this file. They are checked as
+ * the Worker will read them before anything starts, and the secrets go through a file only this
+ * user can read, never on wrangler's command line, where `ps` shows them to every local user.
  */
-import { VARIABLES } from "../../src/settings.ts";
+import { readSettings, VARIABLES } from "../../src/settings.ts";
 
 /** Every variable the Worker reads. */
 export const WORKER_VARIABLES: readonly string[] = VARIABLES;
 
+/** The variables that hold secrets: passed to `wrangler dev` in an env file (`--env-file`). */
+const SECRETS = new Set(["UPSTASH_REDIS_REST_TOKEN", "ADMIN_TOKEN"]);
+
 /**
- * The `wrangler dev --var NAME:value` arguments: every Worker variable set (non-empty) in `env`,
- * then `overrides`, which win (the local stack's own shim URL, token and origin).
+ * Every Worker variable set (non-empty) in `env`, then `overrides`, which win (the local stack's
+ * own shim URL, token and origin).
  *
  * @example
- * workerVarArgs({ RATE_LIMIT: "10/1s", HOME: "/root" }, { ORIGIN_URL: "http://127.0.0.1:9000" });
- * // → ["--var", "RATE_LIMIT:10/1s", "--var", "ORIGIN_URL:http://127.0.0.1:9000"]
+ * workerVars({ RATE_LIMIT: "10/1s", HOME: "/root" }, { ORIGIN_URL: "http://127.0.0.1:9000" });
+ * // → { RATE_LIMIT: "10/1s", ORIGIN_URL: "http://127.0.0.1:9000" }
  */
-export function workerVarArgs(env: Record<string, string | undefined>, overrides: Record<string, string>): string[] {
-  const vars = new Map<string, string>();
+export function workerVars(env: Record<string, string | undefined>, overrides: Record<string, string>): Record<string, string> {
+  const vars: Record<string, string> = {};
   for (const name of WORKER_VARIABLES) {
     const value = env[name];
-    if (value !== undefined && value !== "") vars.set(name, value);
+    if (value !== undefined && value !== "") vars[name] = value;
   }
-  for (const [name, value] of Object.entries(overrides)) vars.set(name, value);
+  return Object.assign(vars, overrides);
+}
+
+/**
+ * Throws the error the Worker would answer every request with (a `ConfigError` naming the
+ * variable and the value), so that `npm start` stops before it says it is ready.
+ *
+ * @example
+ * checkWorkerVars({ RATE_LIMIT: "10 per second", … }); // throws 'RATE_LIMIT: invalid rule "10 per second" …'
+ */
+export function checkWorkerVars(vars: Record<string, string>): void {
+  readSettings(vars);
+}
+
+/**
+ * The `wrangler dev --var NAME:value` arguments for every variable but the secrets.
+ *
+ * @example
+ * workerVarArgs({ RATE_LIMIT: "10/1s", ADMIN_TOKEN: "…" }); // → ["--var", "RATE_LIMIT:10/1s"]
+ */
+export function workerVarArgs(vars: Record<string, string>): string[] {
   // wrangler splits each pair at the first ":", so values may contain colons (URLs, JSON).
-  return [...vars].flatMap(([name, value]) => ["--var", `${name}:${value}`]);
+  return Object.entries(vars).flatMap(([name, value]) => (SECRETS.has(name) ? [] : ["--var", `${name}:${value}`]));
+}
+
+/**
+ * The secrets as an env file's text for `wrangler dev --env-file`, in dotenv's syntax: each value
+ * between quotes it does not hold (single quotes or backticks, which dotenv takes literally; or
+ * double quotes, where it expands `\n`, so only for a value without a backslash).
+ *
+ * @example
+ * secretsEnvFile({ ADMIN_TOKEN: "abc", RATE_LIMIT: "10/1s" }); // → "ADMIN_TOKEN='abc'\n"
+ */
+export function secretsEnvFile(vars: Record<string, string>): string {
+  let text = "";
+  for (const [name, value] of Object.entries(vars)) {
+    if (!SECRETS.has(name)) continue;
+    const quote = ["'", "`", '"'].find((mark) => !value.includes(mark) && !(mark === '"' && value.includes("\\")));
+    if (quote === undefined || /[\r\n]/.test(value))
+      throw new Error(`${name}: a line break, or every kind of quote with a backslash, cannot be passed to wrangler dev`);
+    text += `${name}=${quote}${value}${quote}\n`;
+  }
+  return text;
 }
