@@ -7,7 +7,19 @@ import { checkConfigText } from "./check-config.ts";
 const dir = join(import.meta.dirname, "../test/fixtures/config");
 const fixtures = readdirSync(dir).filter((name) => name.endsWith(".toml"));
 
+const LOCAL_URL_WARNING =
+  "wrangler.toml: warning: [vars] UPSTASH_REDIS_REST_URL points at 127.0.0.1, which only this machine reaches: set your database's URL before `wrangler deploy`";
+
 describe("check-config", () => {
+  it("Should warn, and still pass, a Redis URL on this machine or a private network, which a deployed Worker cannot reach", () => {
+    for (const host of ["127.0.0.1:8079", "localhost", "10.1.2.3", "192.168.0.9:80", "[::1]:8079"]) {
+      const result = checkConfigText(`[vars]\nUPSTASH_REDIS_REST_URL = "http://${host}"`, "wrangler.toml");
+      expect(result.code).toBe(0);
+      expect(result.output).toContain("wrangler.toml: warning: [vars] UPSTASH_REDIS_REST_URL points at");
+    }
+    expect(checkConfigText('[vars]\nUPSTASH_REDIS_REST_URL = "https://eu1-example.upstash.io"', "wrangler.toml").output).toBe("wrangler.toml: ok ([vars])");
+  });
+
   it.each(fixtures)("Should report exactly the message %s expects", (name) => {
     const text = readFileSync(join(dir, name), "utf8");
     const expected = /^# expect: (.*)$/m.exec(text)?.[1];
@@ -26,7 +38,7 @@ describe("check-config", () => {
         return { code: failed.status, out: failed.stderr };
       }
     };
-    expect(run()).toEqual({ code: 0, out: "wrangler.toml: ok ([vars])\n" });
+    expect(run()).toEqual({ code: 0, out: `wrangler.toml: ok ([vars])\n${LOCAL_URL_WARNING}\n` });
     const bad = join("test/fixtures/config", "unknown-algorithm.toml");
     expect(run(bad).code).toBe(1);
     expect(run(bad).out).toContain('RATE_LIMIT_ALGORITHM: unknown algorithm "leaky"');

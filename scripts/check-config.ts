@@ -1,12 +1,13 @@
 /**
  * @module `npm run check-config [path/to/wrangler.toml]` (envoy's config_check_cmd): runs the
- * Worker's own settings parser over the file's `[vars]` before a deploy. Prints `ok` and exits 0,
- * or prints the error (variable, path, bad value) and exits 1.
+ * Worker's own settings parser over the file's `[vars]` before a deploy. Prints `ok` (and a
+ * warning for a Redis URL no deployed Worker reaches) and exits 0, or prints the error (variable,
+ * path, bad value) and exits 1.
  */
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { parse } from "smol-toml";
-import { checkWranglerConfig } from "./check-wrangler.ts";
+import { checkWranglerConfig, deployWarnings } from "./check-wrangler.ts";
 
 /**
  * Checks the text of a wrangler.toml; returns the line to print and the exit code.
@@ -17,8 +18,10 @@ import { checkWranglerConfig } from "./check-wrangler.ts";
  */
 export function checkConfigText(text: string, file: string): { code: number; output: string } {
   try {
-    const sets = checkWranglerConfig(parse(text) as Record<string, unknown>);
-    return { code: 0, output: `${file}: ok (${sets.join(", ")})` };
+    const config = parse(text) as Record<string, unknown>;
+    const sets = checkWranglerConfig(config);
+    const warnings = deployWarnings(config).map((warning) => `\n${file}: warning: ${warning}`);
+    return { code: 0, output: `${file}: ok (${sets.join(", ")})${warnings.join("")}` };
   } catch (error) {
     return { code: 1, output: `${file}: ${(error as Error).message}` };
   }

@@ -25,6 +25,30 @@ export function checkWranglerConfig(config: Record<string, unknown>): string[] {
   return sets.map(([where]) => where);
 }
 
+/** Loopback, private and link-local hosts (RFC 1918, RFC 4193, RFC 3927): no deployed Worker reaches them. */
+const LOCAL_HOST =
+  /^(localhost|.*\.localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+|172\.(1[6-9]|2\d|3[01])\.\d+\.\d+|169\.254\.\d+\.\d+|\[(::1?|f[cd][0-9a-f]*:.*|fe[89ab][0-9a-f]*:.*)\])$/i;
+
+/**
+ * What a valid file may still get wrong for a deploy: a Redis URL that only this machine or its
+ * network reaches (the shipped file's, for `wrangler dev` against a local shim).
+ *
+ * @example
+ * deployWarnings({ vars: { UPSTASH_REDIS_REST_URL: "http://127.0.0.1:8079" } });
+ * // ["[vars] UPSTASH_REDIS_REST_URL points at 127.0.0.1, which only this machine reaches: …"]
+ */
+export function deployWarnings(config: Record<string, unknown>): string[] {
+  const sets: Array<[string, unknown]> = [["[vars]", config.vars]];
+  for (const [name, env] of Object.entries((config.env ?? {}) as Record<string, { vars?: unknown }>)) sets.push([`[env.${name}.vars]`, env?.vars]);
+  return sets.flatMap(([where, vars]) => {
+    const url = (vars as Record<string, unknown> | undefined)?.UPSTASH_REDIS_REST_URL;
+    const host = typeof url === "string" && URL.canParse(url) ? new URL(url).hostname : "";
+    if (!LOCAL_HOST.test(host)) return [];
+    const reach = /^(localhost|.*\.localhost|127\.|0\.|\[::1\])/.test(host) ? "only this machine reaches" : "only its private network reaches";
+    return [`${where} UPSTASH_REDIS_REST_URL points at ${host}, which ${reach}: set your database's URL before \`wrangler deploy\``];
+  });
+}
+
 function checkVars(where: string, vars: unknown): void {
   if (typeof vars !== "object" || vars === null || Array.isArray(vars)) throw new ConfigError(where, "", "expected a table of variables");
   for (const name of Object.keys(vars)) {
