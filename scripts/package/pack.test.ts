@@ -124,12 +124,15 @@ afterAll(async () => {
 });
 
 describe("the npm package, installed into a Hono app outside the repository", () => {
-  it("Should ship compiled JavaScript, declarations and the two command lines, and no tests or fixtures", () => {
+  it("Should ship compiled JavaScript, declarations, the two command lines and the docs README links to, and no tests or fixtures", () => {
     const paths = packed.map((file) => file.path);
     expect(paths).toEqual(
       expect.arrayContaining([
         "package.json",
         "README.md",
+        "docs/architecture.md",
+        "docs/operations.md",
+        "docs/shim.md",
         "dist/src/lib.js",
         "dist/src/lib.d.ts",
         "dist/src/middleware/rate-limit/index.js",
