@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { KeySource } from "../config/types.ts";
-import { identify, isIdentifier, MAX_KEY_LENGTH, UNKNOWN_CLIENT } from "./identify.ts";
+import { identify, isIdentifier, MAX_KEY_LENGTH, sha256Hex, UNKNOWN_CLIENT } from "./identify.ts";
 import { clientIp } from "./ip.ts";
 
 const byIp = { key: { kind: "ip" as const }, ipv6Subnet: 64, trustedProxies: 0 };
@@ -73,13 +73,33 @@ describe("identify", () => {
   const ip = { "cf-connecting-ip": "203.0.113.7" };
   const by = (key: KeySource) => ({ ...byIp, key });
 
-  it("Should read the first cookie of that name, as sent, and hash it", async () => {
+  it("Should read the first cookie of that name, decoded, and hash it", async () => {
     const options = by({ kind: "cookie", name: "sid" });
     const identity = await identify(new Headers({ ...ip, cookie: "theme=dark; sid=s%3Aabc; sid=other" }), options);
     expect(identity.client).toMatch(/^cookie:[0-9a-f]{32}$/);
     expect(await identify(new Headers({ cookie: "sid=s%3Aabc" }), options)).toEqual(identity);
-    expect(await identify(new Headers({ cookie: "sid=s:abc" }), options)).not.toEqual(identity);
+    expect(await identify(new Headers({ cookie: "sid=s:abc" }), options)).toEqual(identity);
+    expect(await identify(new Headers({ cookie: "sid=s:abd" }), options)).not.toEqual(identity);
     expect(await identify(new Headers({ ...ip, cookie: "xsid=1; sid2=2; sid=" }), options)).toEqual({ client: "203.0.113.7", warning: "missing-key" });
+  });
+
+  it("Should count one session as one client however its cookie is spelt: quoted, percent-encoded, or in a second Cookie header", async () => {
+    const options = by({ kind: "cookie", name: "session" });
+    const abc = { client: `cookie:${await sha256Hex("abc")}` };
+    // workerd joins two Cookie headers with ", " (RFC 9110 §5.3), so a pair may follow a comma.
+    const twoHeaders = new Headers(ip);
+    twoHeaders.append("cookie", "theme=dark");
+    twoHeaders.append("cookie", "session=abc");
+    expect(await identify(twoHeaders, options)).toEqual(abc);
+    for (const cookie of ["session=abc", "session=%61bc", 'session="abc"', 'session="%61bc"', "session=abc, theme=dark", "theme=dark, session=abc"]) {
+      expect(await identify(new Headers({ ...ip, cookie }), options), cookie).toEqual(abc);
+    }
+    // A pair after a comma does not beat a ";"-separated one: npm `cookie` reads `x=1,session=junk` as the cookie x.
+    expect(await identify(new Headers({ ...ip, cookie: "x=1,session=junk; session=abc" }), options)).toEqual(abc);
+    // Decoded once, as cookie libraries do: %2561 is "%61", not "a"; a malformed escape leaves the value as written.
+    expect(await identify(new Headers({ ...ip, cookie: "session=%2561bc" }), options)).toEqual({ client: `cookie:${await sha256Hex("%61bc")}` });
+    expect(await identify(new Headers({ ...ip, cookie: "session=%61bc%zz" }), options)).toEqual({ client: `cookie:${await sha256Hex("%61bc%zz")}` });
+    expect(await identify(new Headers({ ...ip, cookie: 'session=""' }), options)).toEqual({ client: "203.0.113.7", warning: "missing-key" });
   });
 
   it("Should read the query parameter from the URL, and fall back to the address without one", async () => {

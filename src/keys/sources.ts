@@ -1,7 +1,9 @@
 /**
- * @module The raw value of one key source in a request: a header, a cookie, a query parameter or
- * a `cf` field. Values are returned as the client sent them (no decoding beyond the URL's own), to
- * be hashed by identify.ts; `undefined` when the request does not carry one.
+ * @module The value of one key source in a request: a header, a cookie, a query parameter or a
+ * `cf` field, to be hashed by identify.ts; `undefined` when the request does not carry one. Values
+ * are read as the origin reads them, so that one client has one key however it spells its value:
+ * a cookie unquoted and percent-decoded as cookie libraries do, a query parameter as the URL
+ * decodes it.
  */
 import type { KeyPart } from "../config/types.ts";
 
@@ -31,16 +33,53 @@ export function readKeyPart(part: Exclude<KeyPart, { kind: "ip" }>, headers: Hea
 }
 
 /**
- * RFC 6265 §5.4: `name=value` pairs separated by `;`. The first pair with the name wins; the value
- * is kept as sent (no percent-decoding, no unquoting), so one cookie has one spelling.
+ * RFC 6265 §5.4: `name=value` pairs separated by `;`. The first pair with the name wins, its value
+ * read as the origin's cookie library reads it (npm `cookie`, Rack): unquoted, then
+ * percent-decoded once. Kept as sent, `abc`, `%61bc` and `"abc"` would be three keys for the one
+ * session the origin sees.
+ *
+ * workerd joins two Cookie headers with ", " (RFC 9110 §5.3), and a cookie-value may not hold a
+ * comma (RFC 6265 §4.1.1): a value ends at a comma, and a pair after one is read when no
+ * `;`-separated pair has the name. Only then: in `x=1,session=junk; session=real` the origin's
+ * library reads `x` and `session=real`, and keying on `junk` would let a client rotate it.
  */
 function readCookie(header: string | null, name: string): string | undefined {
   if (!header) return undefined;
+  let afterComma: string | undefined;
   for (const pair of header.split(";")) {
-    const equals = pair.indexOf("=");
-    if (equals >= 0 && pair.slice(0, equals).trim() === name) return pair.slice(equals + 1).trim() || undefined;
+    const comma = pair.indexOf(",");
+    const value = pairValue(comma < 0 ? pair : pair.slice(0, comma), name);
+    if (value !== undefined) return cookieValue(value) || undefined;
+    if (comma >= 0) afterComma ??= crumbValue(pair.slice(comma + 1), name);
+  }
+  return afterComma === undefined ? undefined : cookieValue(afterComma) || undefined;
+}
+
+/** The value of the first comma-separated `name=value` with the name, or `undefined`. */
+function crumbValue(crumbs: string, name: string): string | undefined {
+  for (const crumb of crumbs.split(",")) {
+    const value = pairValue(crumb, name);
+    if (value !== undefined) return value;
   }
   return undefined;
+}
+
+/** The value of `name=value` when the name is `name`, trimmed; otherwise `undefined`. */
+function pairValue(pair: string, name: string): string | undefined {
+  const equals = pair.indexOf("=");
+  return equals >= 0 && pair.slice(0, equals).trim() === name ? pair.slice(equals + 1).trim() : undefined;
+}
+
+/** RFC 6265 §4.1.1 allows a cookie-value wrapped in DQUOTEs; the quotes are not part of it. */
+function cookieValue(raw: string): string {
+  const value = raw.length >= 2 && raw.charCodeAt(0) === 0x22 && raw.charCodeAt(raw.length - 1) === 0x22 ? raw.slice(1, -1) : raw;
+  if (!value.includes("%")) return value;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    // A malformed escape (`%zz`, a lone UTF-8 byte): the value as written, as npm `cookie` keeps it.
+    return value;
+  }
 }
 
 function readQuery(url: string | undefined, name: string): string | undefined {
