@@ -104,11 +104,19 @@ describe("identify", () => {
 
   it("Should read the query parameter from the URL, and fall back to the address without one", async () => {
     const options = by({ kind: "query", name: "api_key" });
-    const identity = await identify(new Headers(ip), options, { url: "https://example.com/x?a=1&api_key=secret&api_key=2" });
+    const identity = await identify(new Headers(ip), options, { url: "https://example.com/x?a=1&api_key=secret&b=2" });
     expect(identity.client).toMatch(/^query:[0-9a-f]{32}$/);
     expect(identity.client).not.toContain("secret");
     expect(await identify(new Headers(ip), options, { url: "https://example.com/x?api_key=secret" })).toEqual(identity);
     expect(await identify(new Headers(ip), options)).toEqual({ client: "203.0.113.7", warning: "missing-key" });
+  });
+
+  it("Should treat a query parameter given more than once as a missing key, so junk first values cannot rotate a client's budget", async () => {
+    const options = by({ kind: "query", name: "api_key" });
+    const missing = { client: "203.0.113.7", warning: "missing-key" };
+    for (const query of ["api_key=x1&api_key=REAL", "api_key=REAL&api_key=REAL", "api_key=&api_key=REAL", "api%5Fkey=x1&api_key=REAL"]) {
+      expect(await identify(new Headers(ip), options, { url: `https://example.com/x?${query}` }), query).toEqual(missing);
+    }
   });
 
   it("Should key on Cloudflare's AS number and country in the clear, and fall back without them", async () => {

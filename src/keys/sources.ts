@@ -3,7 +3,7 @@
  * `cf` field, to be hashed by identify.ts; `undefined` when the request does not carry one. Values
  * are read as the origin reads them, so that one client has one key however it spells its value:
  * a cookie unquoted and percent-decoded as cookie libraries do, a query parameter as the URL
- * decodes it.
+ * decodes it (and none when it is given more than once).
  */
 import type { KeyPart } from "../config/types.ts";
 
@@ -82,10 +82,16 @@ function cookieValue(raw: string): string {
   }
 }
 
+/**
+ * The parameter's one value (WHATWG URL decoding). Given more than once it is missing: origins
+ * disagree on which value counts (PHP, Rails and Django take the last), so keying on the first
+ * would let a client rotate junk first values past its limit while the origin reads the real one.
+ */
 function readQuery(url: string | undefined, name: string): string | undefined {
   if (!url) return undefined;
   try {
-    return new URL(url).searchParams.get(name) || undefined;
+    const values = new URL(url).searchParams.getAll(name);
+    return values.length === 1 ? values[0] || undefined : undefined;
   } catch {
     return undefined;
   }
