@@ -70,6 +70,18 @@ describe("identify", () => {
     expect(await identify(new Headers({ ...ip, "x-api-key": long }), byKey)).toEqual({ client: "203.0.113.7", warning: "key-too-long" });
   });
 
+  it("Should count one Authorization credential as one client whatever the scheme's case and the spaces after it", async () => {
+    const options = { ...byIp, key: { kind: "header" as const, name: "authorization" } };
+    const bearer = await identify(new Headers({ authorization: "Bearer abc" }), options);
+    for (const authorization of ["bearer abc", "BEARER abc", "Bearer  abc", "bEaReR   abc"]) {
+      expect(await identify(new Headers({ authorization }), options), authorization).toEqual(bearer);
+    }
+    expect(bearer).toEqual({ client: `key:${await sha256Hex("bearer abc")}` });
+    // The credentials themselves are case-sensitive (a token68 is), and other headers are kept as sent.
+    expect(await identify(new Headers({ authorization: "Bearer ABC" }), options)).not.toEqual(bearer);
+    expect(await identify(new Headers({ "x-api-key": "Bearer  abc" }), byKey)).toEqual({ client: `key:${await sha256Hex("Bearer  abc")}` });
+  });
+
   const ip = { "cf-connecting-ip": "203.0.113.7" };
   const by = (key: KeySource) => ({ ...byIp, key });
 

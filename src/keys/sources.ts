@@ -22,7 +22,7 @@ export interface RequestFacts {
 export function readKeyPart(part: Exclude<KeyPart, { kind: "ip" }>, headers: Headers, request: RequestFacts): string | undefined {
   switch (part.kind) {
     case "header":
-      return headers.get(part.name) || undefined;
+      return headerValue(part.name, headers.get(part.name));
     case "cookie":
       return readCookie(headers.get("cookie"), part.name);
     case "query":
@@ -31,6 +31,26 @@ export function readKeyPart(part: Exclude<KeyPart, { kind: "ip" }>, headers: Hea
       return part.field === "asn" ? readAsn(request.cf?.asn) : readCountry(request.cf?.country);
   }
 }
+
+/**
+ * A header's value as a key, or `undefined` when missing or empty. `Authorization` is the one
+ * header read as its grammar says (RFC 9110 §11.4, `auth-scheme [ 1*SP credentials ]`): the
+ * scheme is case-insensitive (§11.1) and the spaces after it are one separator, so `Bearer abc`,
+ * `bearer abc` and `Bearer  abc` are one client, as the origin sees one. The credentials are kept
+ * as sent (a token68 is case-sensitive). Every other header is kept as sent.
+ *
+ * @example
+ * headerValue("authorization", "BEARER  abc"); // "bearer abc"
+ */
+export function headerValue(name: string, value: string | null): string | undefined {
+  if (!value) return undefined;
+  if (name !== "authorization") return value;
+  const scheme = AUTH_SCHEME.exec(value);
+  return scheme ? `${scheme[1]!.toLowerCase()} ${value.slice(scheme[0].length)}` : value;
+}
+
+/** An auth-scheme (a token, RFC 9110 §11.1) and the one or more spaces that end it. */
+const AUTH_SCHEME = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) +/;
 
 /**
  * RFC 6265 §5.4: `name=value` pairs separated by `;`. The first pair with the name wins, its value
