@@ -123,6 +123,23 @@ describe("compileRoutes with methods", () => {
     expect(reversed(new URL("https://example.com/login"), "POST")?.id).toBe("login-post");
   });
 
+  it("Should let a route that lists GET take HEAD too, as origins answer HEAD with the GET handler (RFC 9110 §9.3.2)", () => {
+    const reads = compileRoutes([
+      { pattern: "example.com/*", id: "site" },
+      { pattern: "example.com/export*", id: "export-get", methods: ["GET"] },
+    ]);
+    expect(reads(new URL("https://example.com/export"), "HEAD")?.id).toBe("export-get");
+    expect(reads(new URL("https://example.com/export"), "head")?.id).toBe("export-get");
+    expect(reads(new URL("https://example.com/export"), "OPTIONS")?.id).toBe("site");
+    // A more specific route that lists HEAD still wins, and a route listing HEAD alone does not take GET.
+    const both = compileRoutes([
+      { pattern: "example.com/export*", id: "export-get", methods: ["GET"] },
+      { pattern: "example.com/export/big", id: "big-head", methods: ["HEAD"] },
+    ]);
+    expect(both(new URL("https://example.com/export/big"), "HEAD")?.id).toBe("big-head");
+    expect(both(new URL("https://example.com/export/big"), "GET")?.id).toBe("export-get");
+  });
+
   it("Should ignore methods when called without one, as callers that predate them do", () => {
     expect(id("https://example.com/login")).toBe("login-post");
   });

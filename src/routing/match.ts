@@ -12,7 +12,10 @@
  *
  * A route with `methods` matches only requests with one of them (compared in uppercase, so
  * `patch` cannot slip past a `PATCH` route); any other request falls through to the next route in
- * that order, as if the route were not there.
+ * that order, as if the route were not there. A route that lists `GET` also matches `HEAD`: HEAD
+ * is GET without the content (RFC 9110 §9.3.2), and origins run the GET handler for it, so a
+ * client refused on GET must not get a fresh budget by asking with HEAD. A route that lists HEAD
+ * matches it as any method; the precedence above is otherwise unchanged.
  */
 import { normalizeForMatch, type MatchTarget } from "./normalize.ts";
 import { type Pattern, parsePattern, specificity } from "./pattern.ts";
@@ -33,13 +36,18 @@ export type RouteMatcher<T> = (url: URL, method?: string) => T | undefined;
  */
 export function compileRoutes<T extends { pattern: string; methods?: readonly string[] }>(routes: readonly T[]): RouteMatcher<T> {
   const compiled = routes
-    .map((route, order) => ({ route, order, pattern: compile(route.pattern), methods: route.methods }))
+    .map((route, order) => ({ route, order, pattern: compile(route.pattern), methods: withHead(route.methods) }))
     .sort((a, b) => compareSpecificity(b.pattern, a.pattern) || Number(!!b.methods) - Number(!!a.methods) || a.order - b.order);
   return function matchRoute(url, method) {
     const target = normalizeForMatch(url);
     const upper = method?.toUpperCase();
     return compiled.find((entry) => (!upper || !entry.methods || entry.methods.includes(upper)) && matches(entry.pattern, target))?.route;
   };
+}
+
+/** A route's methods with HEAD added when they list GET (RFC 9110 §9.3.2), once at compile time. */
+function withHead(methods: readonly string[] | undefined): readonly string[] | undefined {
+  return methods?.includes("GET") && !methods.includes("HEAD") ? [...methods, "HEAD"] : methods;
 }
 
 /** Whether a compiled pattern matches a normalized target. */

@@ -48,6 +48,18 @@ describe("routes, end to end", () => {
     expect(health.headers.get("ratelimit")).toBeNull();
   });
 
+  it("Should count HEAD on a route that lists GET, so a refused GET does not continue as HEAD on the default budget", async () => {
+    const t = testApp({ RATE_LIMIT: "100/1m", ROUTES: [{ pattern: "*/export*", rules: "2/1m", methods: ["GET"] }] });
+    const ip = uniqueIpv4();
+    expect((await t.get("/export", ip)).status).toBe(200);
+    expect((await t.request("/export", { ip, method: "HEAD" })).status).toBe(200);
+    expect((await t.get("/export", ip)).status).toBe(429);
+    const head = await t.request("/export", { ip, method: "HEAD" });
+    expect(head.status).toBe(429);
+    expect(head.headers.get("ratelimit-policy")).toBe('"default";q=2;w=60');
+    expect((await t.request("/export", { ip, method: "POST" })).headers.get("ratelimit-policy")).toBe('"default";q=100;w=60');
+  });
+
   it("Should send each route to its own origin", async () => {
     const t = testApp({ ROUTES: [{ pattern: "*/broken/*", rules: "10/1s", origin: "http://127.0.0.1:1" }] });
     expect((await t.get("/ok", uniqueIpv4())).status).toBe(200);
