@@ -51,6 +51,22 @@ describe("identify", () => {
     expect(await identify(headers, { ...byIp, trustedProxies: 1 })).toEqual({ client: "203.0.113.9" });
   });
 
+  it("Should read X-Forwarded-For hops written with a port, and drop Cloudflare's hop however its address is spelt", async () => {
+    const proxied = { ...byIp, trustedProxies: 1 };
+    const forwarded = (xff: string, cf = "192.0.2.1") => identify(new Headers({ "cf-connecting-ip": cf, "x-forwarded-for": xff }), proxied);
+    // Azure Application Gateway appends `address:port` (RFC 7239 §6 node syntax: IPv6 in brackets).
+    expect(await forwarded("203.0.113.9, 198.51.100.7:1234")).toEqual({ client: "198.51.100.7" });
+    expect(await forwarded("203.0.113.9, [2001:db8:1:2::1]:443")).toEqual({ client: "2001:db8:1:2::/64" });
+    expect(await forwarded("203.0.113.9, [2001:db8:1:2::1]")).toEqual({ client: "2001:db8:1:2::/64" });
+    // Cloudflare's own hop is the connecting address, compared as an address, not as text.
+    expect(await forwarded("198.51.100.7, 2001:DB8::5", "2001:db8::5")).toEqual({ client: "198.51.100.7" });
+    expect(await forwarded("198.51.100.7, 2001:db8:0:0::5", "2001:db8::5")).toEqual({ client: "198.51.100.7" });
+    expect(await forwarded("198.51.100.7, 2001:db8::6", "2001:db8::5")).toEqual({ client: "2001:db8::/64" });
+    // Not a port: the hop is not an address.
+    expect(await forwarded("198.51.100.7:http")).toEqual({ client: UNKNOWN_CLIENT, warning: "invalid-ip" });
+    expect(await forwarded("2001:db8::1:443")).toEqual({ client: "2001:db8::/64" });
+  });
+
   it("Should put clients without a usable address in one bucket, with a warning, and never throw", async () => {
     expect(await identify(new Headers(), byIp)).toEqual({ client: UNKNOWN_CLIENT, warning: "missing-ip" });
     expect(await identify(new Headers({ "cf-connecting-ip": "not-an-ip" }), byIp)).toEqual({ client: UNKNOWN_CLIENT, warning: "invalid-ip" });

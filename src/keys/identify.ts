@@ -16,7 +16,7 @@
  * something upstream is misconfigured.
  */
 import type { KeySource } from "../config/types.ts";
-import { clientIp } from "./ip.ts";
+import { clientIp, parseIp } from "./ip.ts";
 import { readKeyPart, type RequestFacts } from "./sources.ts";
 
 export type { RequestFacts } from "./sources.ts";
@@ -138,24 +138,55 @@ function identifyIp(headers: Headers, { ipv6Subnet, trustedProxies }: IdentifyOp
 
 /**
  * The client's address as sent, unparsed: `CF-Connecting-IP`, or with `TRUSTED_PROXIES` the
- * `X-Forwarded-For` hop your outermost proxy saw. The allow and deny lists match it, so that they
- * see the same client the limiter counts.
+ * `X-Forwarded-For` hop your outermost proxy saw, without the port some proxies append. The allow
+ * and deny lists match it, so that they see the same client the limiter counts.
  *
  * @example
  * clientAddress(new Headers({ "cf-connecting-ip": "203.0.113.7" }), 0); // "203.0.113.7"
+ * clientAddress(new Headers({ "cf-connecting-ip": "192.0.2.1", "x-forwarded-for": "[2001:db8::1]:443, 192.0.2.1" }), 1); // "2001:db8::1"
  */
 export function clientAddress(headers: Headers, trustedProxies: number): string | undefined {
+  const connecting = headers.get("cf-connecting-ip");
   if (trustedProxies > 0) {
     const hops = (headers.get("x-forwarded-for") ?? "")
       .split(",")
       .map((hop) => hop.trim())
       .filter(Boolean);
     // Cloudflare appends the address it saw (CF-Connecting-IP, i.e. your outermost proxy): that
-    // entry is Cloudflare's hop, not one of yours, so it is not counted.
-    if (hops.length > 0 && hops[hops.length - 1] === headers.get("cf-connecting-ip")?.trim()) hops.pop();
-    return hops[hops.length - trustedProxies];
+    // entry is Cloudflare's hop, not one of yours, so it is not counted. Compared as addresses:
+    // `2001:DB8::5` is `2001:db8::5` (RFC 5952 §2 lists the spellings of one address).
+    if (hops.length > 0 && connecting && sameAddress(withoutPort(hops[hops.length - 1]!), connecting)) hops.pop();
+    const hop = hops[hops.length - trustedProxies];
+    return hop === undefined ? undefined : withoutPort(hop);
   }
-  return headers.get("cf-connecting-ip") || undefined;
+  return connecting || undefined;
+}
+
+/** A port number after an address's colon. */
+const PORT = /^[0-9]{1,5}$/;
+
+/**
+ * An X-Forwarded-For hop without its port: proxies such as Azure Application Gateway append
+ * `IPv4:port` and `[IPv6]:port` (the node syntax of RFC 7239 §6, RFC 3986 §3.2.2 brackets). A
+ * hop with one colon is IPv4 with a port (IPv6 has at least two); anything else is left as
+ * written, for clientIp to read or refuse.
+ */
+function withoutPort(hop: string): string {
+  if (hop.charCodeAt(0) === 0x5b) {
+    const close = hop.indexOf("]");
+    return close > 0 && hop.charCodeAt(close + 1) === 0x3a && PORT.test(hop.slice(close + 2)) ? hop.slice(1, close) : hop;
+  }
+  const colon = hop.indexOf(":");
+  return colon > 0 && hop.indexOf(":", colon + 1) < 0 && PORT.test(hop.slice(colon + 1)) ? hop.slice(0, colon) : hop;
+}
+
+/** Whether two texts name one address: equal as text (the usual case, no parsing), or as parsed. */
+function sameAddress(a: string, b: string): boolean {
+  const trimmed = b.trim();
+  if (a === trimmed) return true;
+  const left = parseIp(a);
+  const right = parseIp(trimmed);
+  return left !== undefined && right !== undefined && left.family === right.family && left.value === right.value;
 }
 
 function fromAddress(text: string, ipv6Subnet: number): Identity {

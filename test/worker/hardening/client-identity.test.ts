@@ -58,6 +58,18 @@ describe("spoofed forwarding headers", () => {
   });
 });
 
+describe("X-Forwarded-For behind trusted proxies", () => {
+  it("Should count a hop written with a port as its address, and drop Cloudflare's hop in any spelling", async () => {
+    const prefix = uniquePrefix();
+    const t = testApp({ KEY_PREFIX: prefix, TRUSTED_PROXIES: "1" });
+    const client = uniqueIpv4();
+    const xffs = [`${client}:1234`, `${client}:1234, 2001:DB8::5`, `${client}, 2001:db8:0::5`, "[2001:db8:99:1::7]:443, 2001:db8::5"];
+    for (const xff of xffs) expect((await t.request("/", { headers: { "cf-connecting-ip": "2001:db8::5", "x-forwarded-for": xff } })).status).toBe(200);
+    expect(await clientsIn(prefix)).toEqual(["2001:db8:99:1::/64", client].sort());
+    expect(t.logs.filter((entry) => entry.event === "client-fallback")).toEqual([]);
+  });
+});
+
 describe("unusual and hostile CF-Connecting-IP values", () => {
   // [value, the identity the documented rule gives it] (src/keys/ip.ts, README "Client identity").
   const table: Array<[string, string]> = [
