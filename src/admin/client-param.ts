@@ -14,7 +14,8 @@ export type ClientParam = { client: string } | { error: string };
 
 /**
  * Reads `client` or `key` from an admin request's query; `keyPrefix` is what a hashed `key=`
- * value is prefixed with: `key` for a header (the default), `cookie` or `query` on a route keyed so.
+ * value is prefixed with: `key` for a header (the default), `cookie` or `query` on a route keyed so;
+ * `asRead` reads the raw value as the route's key source reads it in a request (sources.ts).
  *
  * @example
  * await readClientParam(new URLSearchParams("client=2001:db8::1"), 64); // { client: "2001:db8::/64" }
@@ -22,14 +23,19 @@ export type ClientParam = { client: string } | { error: string };
  * await readClientParam(new URLSearchParams("key=abc"), 64, "cookie"); // { client: "cookie:ba78…" }
  * await readClientParam(new URLSearchParams("client=cookie:ba7816bf8f01cfea414140de5dae2223"), 64); // taken as is
  */
-export async function readClientParam(query: URLSearchParams, ipv6Subnet: number, keyPrefix = "key"): Promise<ClientParam> {
+export async function readClientParam(
+  query: URLSearchParams,
+  ipv6Subnet: number,
+  keyPrefix = "key",
+  asRead: (raw: string) => string = (raw) => raw,
+): Promise<ClientParam> {
   const address = query.get("client");
   const key = query.get("key");
   if ((address === null) === (key === null))
     return { error: 'Give exactly one of "client" (an IP address, or a client id as the logs print it) and "key" (a raw key value).' };
   if (key !== null) {
     if (key === "" || key.length > MAX_KEY_LENGTH) return { error: `Invalid key: expected 1 to ${MAX_KEY_LENGTH} characters, got ${key.length}.` };
-    return { client: `${keyPrefix}:${await sha256Hex(key)}` };
+    return { client: `${keyPrefix}:${await sha256Hex(asRead(key))}` };
   }
   // `unknown` is the bucket of clients without a usable address: an operator may reset it too.
   if (address === UNKNOWN_CLIENT || isIdentifier(address!)) return { client: address! };

@@ -7,6 +7,7 @@ import { problemJson } from "../answers.ts";
 import { blockKey } from "../block-cache.ts";
 import { formatKeySource } from "../config/key-source.ts";
 import { clientPrefixOf } from "../keys/identify.ts";
+import { cookieValue, headerValue } from "../keys/sources.ts";
 import { parseIp } from "../keys/ip.ts";
 import { countsClient } from "../keys/rule-sources.ts";
 import type { ListKind } from "../limiter/index.ts";
@@ -191,8 +192,8 @@ function routeParam(runtime: Runtime, query: URLSearchParams): CompiledRoute | R
   return problemJson(404, `Unknown route ${JSON.stringify(name.slice(0, 200))} (routes: ${names}).`);
 }
 
-async function clientParam(runtime: Runtime, query: URLSearchParams, keyPrefix?: string): Promise<string | Response> {
-  const param = await readClientParam(query, runtime.settings.ipv6Subnet, keyPrefix);
+async function clientParam(runtime: Runtime, query: URLSearchParams, keyPrefix?: string, asRead?: (raw: string) => string): Promise<string | Response> {
+  const param = await readClientParam(query, runtime.settings.ipv6Subnet, keyPrefix, asRead);
   return "error" in param ? problemJson(400, param.error) : param.client;
 }
 
@@ -206,7 +207,10 @@ async function target(runtime: Runtime, query: URLSearchParams): Promise<{ route
   if (route instanceof Response) return route;
   // On a route keyed by one cookie or query value, `key=` is that value: hashed with its prefix.
   const source = route.identify.key;
-  const client = await clientParam(runtime, query, !route.perRule && (source.kind === "cookie" || source.kind === "query") ? source.kind : "key");
+  const keyed = route.perRule?.sources.map((options) => options.key).find((key) => key.kind === "header") ?? source;
+  const client = await clientParam(runtime, query, !route.perRule && (source.kind === "cookie" || source.kind === "query") ? source.kind : "key", (raw) =>
+    keyed.kind === "header" ? (headerValue(keyed.name, raw) ?? raw) : keyed.kind === "cookie" ? cookieValue(raw) : raw,
+  );
   if (client instanceof Response) return client;
   if (!route.perRule) {
     // An address is always counted (a keyed route falls back to it); an identifier only by a route keyed by its kind.

@@ -90,8 +90,14 @@ function pairValue(pair: string, name: string): string | undefined {
   return equals >= 0 && pair.slice(0, equals).trim() === name ? pair.slice(equals + 1).trim() : undefined;
 }
 
-/** RFC 6265 §4.1.1 allows a cookie-value wrapped in DQUOTEs; the quotes are not part of it. */
-function cookieValue(raw: string): string {
+/**
+ * A cookie's value as its origin's library reads it: RFC 6265 §4.1.1 allows a cookie-value
+ * wrapped in DQUOTEs (the quotes are not part of it), and libraries percent-decode it once.
+ *
+ * @example
+ * cookieValue('"%61bc"'); // "abc"
+ */
+export function cookieValue(raw: string): string {
   const value = raw.length >= 2 && raw.charCodeAt(0) === 0x22 && raw.charCodeAt(raw.length - 1) === 0x22 ? raw.slice(1, -1) : raw;
   if (!value.includes("%")) return value;
   try {

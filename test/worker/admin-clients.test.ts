@@ -12,6 +12,7 @@ function keyedApp() {
       { pattern: "*/hk/*", name: "hk", key: "header:x-api-key", rules: "2/1m" },
       { pattern: "*/ck/*", name: "ck", key: "cookie:session", rules: "2/1m" },
       { pattern: "*/ip/*", name: "ip", rules: "2/1m" },
+      { pattern: "*/auth/*", name: "auth", key: "header:authorization", rules: "2/1m" },
     ],
   });
   const admin = (path: string, method = "GET") => t.request(`/__ratewall/${path}`, { method, ip: "192.0.2.1", headers: bearer });
@@ -44,6 +45,20 @@ describe("the admin API names a client as the logs do", () => {
     expect(await (await t.admin(`status?key=${session}&route=ck`)).json()).toMatchObject({ client, rules: [{ remaining: 0 }] });
     expect(await (await t.admin(`reset?key=${session}&route=ck`, "POST")).json()).toMatchObject({ deleted: 1 });
     expect((await t.get("/ck/x", uniqueIpv4(), { cookie: `session=${session}` })).status).toBe(200);
+  });
+
+  it("Should read key= as the route reads its value: an Authorization in any spelling of its scheme, a cookie percent-encoded", async () => {
+    const t = keyedApp();
+    const token = uniquePrefix();
+    const auth = await t.spend("/auth/x", { authorization: `Bearer ${token}` });
+    expect(await (await t.admin(`status?key=${encodeURIComponent(`BEARER  ${token}`)}&route=auth`)).json()).toMatchObject({ client: auth });
+    const session = uniquePrefix();
+    const cookie = await t.spend("/ck/x", { cookie: `session=${session}` });
+    expect(
+      await (await t.admin(`status?key=${encodeURIComponent(`"${session.replace(/./, (c) => `%${c.charCodeAt(0).toString(16)}`)}"`)}&route=ck`)).json(),
+    ).toMatchObject({
+      client: cookie,
+    });
   });
 
   it("Should deny the client a log names on every route, by its identifier", async () => {
