@@ -102,6 +102,9 @@ describe("readSettings", () => {
     expect(() => readSettings({ ...base, ROUTES: [route("*/login", "a"), route("*/login/", "b")] })).toThrow(
       'ROUTES[1].pattern: "*/login/" matches the requests ROUTES[0] ("*/login") matches, for every method it has, so it would never apply (patterns ignore case, and an exact path its trailing slash)',
     );
+    expect(() => readSettings({ ...base, ROUTES: [route("*/export", "a", ["GET"]), route("*/export", "b", ["HEAD"])] })).toThrow(
+      'ROUTES[1].pattern: "*/export" matches the requests ROUTES[0] ("*/export") matches, for every method it has, so it would never apply',
+    );
     expect(() => readSettings({ ...base, ROUTES: [route("*/login", "a", ["GET", "POST"]), route("*/login", "b", ["POST"])] })).toThrow(
       'ROUTES[1].pattern: "*/login" matches the requests ROUTES[0] ("*/login") matches, for every method it has, so it would never apply',
     );

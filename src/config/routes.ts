@@ -5,6 +5,7 @@
  */
 import type { AlgorithmName, Rule } from "../limiter/types.ts";
 import { type Pattern, parsePattern } from "../routing/pattern.ts";
+import { withHead } from "../routing/match.ts";
 import { parseCount, parseMethods } from "./http.ts";
 import { parseKeySource } from "./key-source.ts";
 import { parseEntries } from "./lists.ts";
@@ -75,7 +76,7 @@ export function parseRoutes(value: unknown, defaults: RouteDefaults): RouteSetti
  * without, whatever their order).
  */
 function shadows(earlier: RouteSettings, later: RouteSettings): boolean {
-  const { methods } = earlier;
+  const methods = withHead(earlier.methods);
   if (!methods) return !later.methods;
   return later.methods?.every((method) => methods.includes(method)) ?? false;
 }

@@ -45,8 +45,13 @@ export function compileRoutes<T extends { pattern: string; methods?: readonly st
   };
 }
 
-/** A route's methods with HEAD added when they list GET (RFC 9110 §9.3.2), once at compile time. */
-function withHead(methods: readonly string[] | undefined): readonly string[] | undefined {
+/**
+ * A route's methods with HEAD added when they list GET (RFC 9110 §9.3.2), once at compile time.
+ *
+ * @example
+ * withHead(["GET", "POST"]); // ["GET", "POST", "HEAD"]
+ */
+export function withHead(methods: readonly string[] | undefined): readonly string[] | undefined {
   return methods?.includes("GET") && !methods.includes("HEAD") ? [...methods, "HEAD"] : methods;
 }
 
