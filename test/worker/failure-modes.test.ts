@@ -54,7 +54,7 @@ describe.each(failures)("When $name", ({ vars, deps, kind }) => {
 describe("When Redis fails while a client is blocked", () => {
   it("Should keep refusing the client from memory until its block ends, even with FAILURE_MODE=open, and log the failure", async () => {
     let down = false;
-    const redisFetch = ((input: RequestInfo | URL, init?: RequestInit) => (down ? answer500() : fetch(input, init))) as typeof fetch;
+    const redisFetch = ((input: RequestInfo | URL, init?: RequestInit) => (down ? answer500(input, init) : fetch(input, init))) as typeof fetch;
     const t = testApp({ RATE_LIMIT: "1/1m", FAILURE_MODE: "open" }, { redisFetch });
     const ip = uniqueIpv4();
     expect((await t.get("/", ip)).status).toBe(200);
