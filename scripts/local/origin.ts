@@ -4,8 +4,13 @@
  * what the Worker forwarded and a person running `npm start` can see the request arrive. With
  * `echo: false` it gives the smallest answer Node can give (`ok`), so that a long load run pays the
  * same tiny constant for every contender and nothing grows.
+ *
+ * An echo request may ask for a different answer with an `x-origin-answer` header holding
+ * {@link AnswerAsked} as JSON, so that a test can see what the Worker does with a redirect or an
+ * encoded body from a real origin.
  */
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 
 /** What the echo origin saw of one request. */
 export interface EchoedRequest {
@@ -15,6 +20,27 @@ export interface EchoedRequest {
   headers: Record<string, string | string[] | undefined>;
   body: string;
 }
+
+/** What an `x-origin-answer` request header (JSON) asks the echo origin to answer instead. */
+export interface AnswerAsked {
+  /** Only a request for this path (and query) gets the answer, others the echo: a redirect followed lands on an echo. @default every path */
+  path?: string;
+  /** @default 200 */
+  status?: number;
+  /** Added to the answer's headers, e.g. `location` and `set-cookie` for a redirect. */
+  headers?: Record<string, string>;
+  /** Content codings applied to the echo, in order, and named in `Content-Encoding` as given: `deflate`, `gzip, gzip`. */
+  encoding?: string;
+}
+
+/** Each content coding the echo origin can apply (RFC 9110 §8.4.1). */
+const CODINGS: Record<string, (body: Buffer) => Buffer> = {
+  gzip: gzipSync,
+  "x-gzip": gzipSync,
+  deflate: deflateSync,
+  br: brotliCompressSync,
+  identity: (body) => body,
+};
 
 /** A running origin. */
 export interface Origin {
@@ -53,6 +79,15 @@ export async function startOrigin({ port = 0, host = "127.0.0.1", echo = true }:
       return void res.end("ok");
     }
     const echoed: EchoedRequest = { method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, body: await readBody(req) };
+    const asked = req.headers["x-origin-answer"];
+    try {
+      const answer = typeof asked === "string" ? (JSON.parse(asked) as AnswerAsked) : undefined;
+      if (answer && (answer.path === undefined || answer.path === echoed.url)) return void answerAsked(res, answer, JSON.stringify(echoed));
+    } catch (error) {
+      // A malformed ask (bad JSON, an unknown coding) is the asker's mistake, not a reason to crash the origin.
+      res.writeHead(400, { "content-type": "text/plain" });
+      return void res.end(`x-origin-answer: ${(error as Error).message}`);
+    }
     res.writeHead(200, { "content-type": "application/json", "x-demo-origin": "1" });
     res.end(JSON.stringify(echoed));
   });
@@ -73,6 +108,22 @@ export async function startOrigin({ port = 0, host = "127.0.0.1", echo = true }:
         server.close(() => resolve());
       }),
   };
+}
+
+function answerAsked(res: ServerResponse, asked: AnswerAsked, echo: string): void {
+  let body: Buffer = Buffer.from(echo);
+  const headers: Record<string, string> = { "content-type": "application/json", "x-demo-origin": "1", ...asked.headers };
+  if (asked.encoding) {
+    for (const coding of asked.encoding.split(",")) {
+      const encode = CODINGS[coding.trim().toLowerCase()];
+      if (!encode) throw new Error(`unknown coding ${coding.trim()}`);
+      body = encode(body);
+    }
+    headers["content-encoding"] = asked.encoding;
+  }
+  headers["content-length"] = String(body.length);
+  res.writeHead(asked.status ?? 200, headers);
+  res.end(body);
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {

@@ -54,7 +54,18 @@ export async function forwardToOrigin(request: Request, options: ForwardOptions)
     // Each copy below copies the headers once, and the copy is then edited in place: building
     // the headers first and handing them over would copy them twice.
     const body = request.body;
-    const init = { method: request.method, headers: request.headers, body, signal: controller.signal, ...(body ? { duplex: "half" } : {}) };
+    // `manual`: an origin's redirect is its answer to the client, passed on with its Location
+    // and Set-Cookie (RFC 9110 §15.4); followed here, the client would get the target's answer
+    // instead, the client's Cookie and API key would go to whatever host Location names, and a
+    // 307 to a POST would fail on the body already streamed.
+    const init = {
+      method: request.method,
+      headers: request.headers,
+      body,
+      redirect: "manual",
+      signal: controller.signal,
+      ...(body ? { duplex: "half" } : {}),
+    };
     const outgoing = new Request(target, init as RequestInit);
     forwardedHeaders(outgoing.headers, url);
     const response = await (options.fetch ?? fetch)(outgoing);

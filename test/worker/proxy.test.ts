@@ -56,4 +56,13 @@ describe("the Worker, end to end", () => {
     expect(res.status).toBe(504);
     expect(await res.json()).toMatchObject({ title: "Gateway Timeout", status: 504 });
   });
+
+  it("Should pass the origin's redirect to the client unchanged, with its Location and Set-Cookie, instead of following it", async () => {
+    const t = testApp();
+    const answer = { path: "/login", status: 302, headers: { location: "/elsewhere", "set-cookie": "session=abc; Path=/; HttpOnly" } };
+    const res = await t.get("/login", uniqueIpv4(), { "x-origin-answer": JSON.stringify(answer) });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe("/elsewhere");
+    expect(res.headers.get("set-cookie")).toBe("session=abc; Path=/; HttpOnly");
+  });
 });
