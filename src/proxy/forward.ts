@@ -53,13 +53,18 @@ export async function forwardToOrigin(request: Request, options: ForwardOptions)
   try {
     // Each copy below copies the headers once, and the copy is then edited in place: building
     // the headers first and handing them over would copy them twice.
-    const body = request.body;
+    const method = request.method;
+    // A client may send a GET or HEAD with a body (curl -X GET -d, an empty chunked body), which
+    // has no defined meaning (RFC 9110 §9.3.1, §9.3.2) and which `fetch` refuses to send at all:
+    // the origin gets the request without it. Checked only when there is a body.
+    let body = request.body;
+    if (body !== null && (method === "GET" || method === "HEAD")) body = null;
     // `manual`: an origin's redirect is its answer to the client, passed on with its Location
     // and Set-Cookie (RFC 9110 §15.4); followed here, the client would get the target's answer
     // instead, the client's Cookie and API key would go to whatever host Location names, and a
     // 307 to a POST would fail on the body already streamed.
     const init = {
-      method: request.method,
+      method,
       headers: request.headers,
       body,
       redirect: "manual",
