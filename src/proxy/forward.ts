@@ -12,7 +12,8 @@ import { OriginError } from "../errors.ts";
 /**
  * Request headers that are ours, or Upstash's, and never the origin's business; two the origin
  * gets from elsewhere: `host` from the target URL, `accept-encoding` from the runtime, which
- * negotiates the encoding itself and hands the body on decoded (as `hono/proxy` does); and
+ * negotiates the encoding itself and hands a `gzip` or `br` body on decoded (as `hono/proxy`
+ * does; see {@link answerHeaders} for the others); and
  * `expect`: the runtime already met the client's `100-continue` (RFC 9110 §10.1.1) and streams
  * the body on, and forwarded, it makes `fetch` resolve to the origin's interim 100, which no
  * `Response` can carry (every upload curl sends over 1 MB was a 502).
@@ -146,10 +147,18 @@ function forwardedHeaders(headers: Headers, url: UrlParts): void {
   headers.set("x-forwarded-proto", url.protocol);
 }
 
-/** Edits a copy of the origin's headers: no hop-by-hop ones, and no encoding the runtime already undid. */
+/**
+ * Edits a copy of the origin's headers: no hop-by-hop ones, and no encoding the runtime already
+ * undid. workerd's `fetch` decodes a body whose `Content-Encoding` is exactly `gzip` or `br` (the
+ * latter under `brotli_content_encoding`, on by default since 2024-04-29) and keeps the header and
+ * the encoded length, which then describe bytes the body no longer has; `hono/proxy`, which this
+ * follows, drops both for that reason. Any other value (`deflate`, `gzip, gzip`, `GZIP`) it leaves
+ * encoded, and then the header is the only way the client can decode it (RFC 9110 §8.4).
+ */
 function answerHeaders(headers: Headers): void {
   dropHopByHop(headers);
-  if (headers.has("content-encoding")) {
+  const encoding = headers.get("content-encoding");
+  if (encoding === "gzip" || encoding === "br") {
     headers.delete("content-encoding");
     headers.delete("content-length");
   }

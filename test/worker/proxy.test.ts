@@ -89,4 +89,26 @@ describe("the Worker, end to end", () => {
     // The client's Content-Length no longer describes what is sent: an origin would wait for it.
     expect(echo.headers["content-length"]).toBeUndefined();
   });
+
+  it.each(["gzip", "br"])("Should answer a %s body, which the runtime decodes, without its Content-Encoding and Content-Length", async (encoding) => {
+    const t = testApp();
+    const res = await t.get("/packed", uniqueIpv4(), { "x-origin-answer": JSON.stringify({ encoding }) });
+    expect(res.headers.get("content-encoding")).toBeNull();
+    expect(res.headers.get("content-length")).toBeNull();
+    expect(await res.json()).toMatchObject({ method: "GET", url: "/packed" });
+  });
+
+  it.each([
+    ["deflate", ["deflate"]],
+    ["gzip, gzip", ["gzip", "gzip"]],
+  ] as const)("Should answer a %j body, which the runtime leaves encoded, with its Content-Encoding", async (encoding, decoders) => {
+    const t = testApp();
+    const res = await t.get("/packed", uniqueIpv4(), { "x-origin-answer": JSON.stringify({ encoding }) });
+    expect(res.headers.get("content-encoding")).toBe(encoding);
+    const encoded = await res.arrayBuffer();
+    expect(res.headers.get("content-length")).toBe(String(encoded.byteLength));
+    let body = new Response(encoded).body!;
+    for (const format of decoders) body = body.pipeThrough(new DecompressionStream(format));
+    expect(await new Response(body).json()).toMatchObject({ method: "GET", url: "/packed" });
+  });
 });
