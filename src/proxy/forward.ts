@@ -20,8 +20,12 @@ import { OriginError } from "../errors.ts";
  */
 const NOT_FORWARDED = /^(x-ratewall-|upstash-|host$|accept-encoding$|expect$)/i;
 const TOKEN = /^[!#$%&'*+\-.0-9A-Z^_`a-z|~]+$/;
-/** RFC 9110 §7.6.1, as `hono/proxy` lists them: never forwarded, in either direction. */
-const HOP_BY_HOP = /^(connection|keep-alive|proxy-authenticate|proxy-authorization|te|trailer|transfer-encoding|upgrade)$/;
+/**
+ * Never forwarded, in either direction: `hono/proxy`'s list, and `proxy-connection`, which RFC
+ * 9110 §7.6.1 names among the fields an intermediary removes (older clients send it in place of
+ * `Connection`).
+ */
+const HOP_BY_HOP = /^(connection|keep-alive|proxy-authenticate|proxy-authorization|proxy-connection|te|trailer|transfer-encoding|upgrade)$/;
 /** Origins parsed once per isolate: the configured ones are few and fixed; the cap bounds the rest. */
 const originBases = new Map<string, URL>();
 const MAX_CACHED_ORIGINS = 64;

@@ -111,4 +111,12 @@ describe("the Worker, end to end", () => {
     for (const format of decoders) body = body.pipeThrough(new DecompressionStream(format));
     expect(await new Response(body).json()).toMatchObject({ method: "GET", url: "/packed" });
   });
+
+  it("Should not forward Proxy-Connection, which RFC 9110 §7.6.1 names among the fields an intermediary removes", async () => {
+    const t = testApp();
+    const res = await t.get("/", uniqueIpv4(), { "proxy-connection": "keep-alive", "x-request-id": "abc" });
+    const echo = (await res.json()) as Echo;
+    expect(echo.headers["x-request-id"]).toBe("abc");
+    expect(echo.headers["proxy-connection"]).toBeUndefined();
+  });
 });
