@@ -78,7 +78,11 @@ export async function startOrigin({ port = 0, host = "127.0.0.1", echo = true }:
       res.writeHead(200, { "content-type": "text/plain", "content-length": "2" });
       return void res.end("ok");
     }
-    const echoed: EchoedRequest = { method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, body: await readBody(req) };
+    // A client that gives up mid-upload (the Worker's timeout aborting it) ends the read with an
+    // error: that request is over, and the origin goes on serving the others.
+    const body = await readBody(req).catch(() => undefined);
+    if (body === undefined) return void res.destroy();
+    const echoed: EchoedRequest = { method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, body };
     const asked = req.headers["x-origin-answer"];
     try {
       const answer = typeof asked === "string" ? (JSON.parse(asked) as AnswerAsked) : undefined;

@@ -34,7 +34,10 @@ const MAX_CACHED_ORIGINS = 64;
 export interface ForwardOptions {
   /** Replaces the scheme, host and port (and prefixes its path, if any); unset keeps the request's own URL. */
   origin?: string;
-  /** Bound on the origin's answer, up to its response headers; the body then streams unbounded. */
+  /**
+   * Bound from the call to the origin's response headers, the whole upload of the request's body
+   * included (an origin answers once it has read it); the answer's body then streams unbounded.
+   */
   timeoutMs: number;
   /** @default globalThis.fetch */
   fetch?: typeof fetch;

@@ -119,4 +119,22 @@ describe("the Worker, end to end", () => {
     expect(echo.headers["x-request-id"]).toBe("abc");
     expect(echo.headers["proxy-connection"]).toBeUndefined();
   });
+
+  it("Should count a slow upload within ORIGIN_TIMEOUT_MS, as the README says, and answer 504", async () => {
+    const t = testApp({ ORIGIN_TIMEOUT_MS: "250" });
+    // Five chunks 100 ms apart: the origin has its answer ready as soon as the body ends, 500 ms in.
+    let chunks = 0;
+    const body = new ReadableStream({
+      async pull(controller) {
+        if (chunks++ === 5) return controller.close();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        controller.enqueue(new TextEncoder().encode("x".repeat(1000)));
+      },
+    });
+    const res = await t.request("/upload", { method: "POST", body, duplex: "half", ip: uniqueIpv4(), headers: {} } as RequestInit & {
+      ip: string;
+      headers: Record<string, string>;
+    });
+    expect(res.status).toBe(504);
+  });
 });
