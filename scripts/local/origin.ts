@@ -7,10 +7,12 @@
  *
  * An echo request may ask for a different answer with an `x-origin-answer` header holding
  * {@link AnswerAsked} as JSON, so that a test can see what the Worker does with a redirect or an
- * encoded body from a real origin.
+ * encoded body from a real origin. The echo origin also accepts WebSocket upgrades, and echoes
+ * each message.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
+import { WebSocketServer } from "ws";
 
 /** What the echo origin saw of one request. */
 export interface EchoedRequest {
@@ -96,6 +98,15 @@ export async function startOrigin({ port = 0, host = "127.0.0.1", echo = true }:
     res.end(JSON.stringify(echoed));
   });
   server.keepAliveTimeout = 30_000;
+  if (echo) {
+    // A WebSocket upgrade (RFC 6455 §4) is answered with 101, and each message echoed back as
+    // `<path>: <message>`, so that a test can see a WebSocket proxied to the path it asked for.
+    const sockets = new WebSocketServer({ noServer: true });
+    server.on("upgrade", (req, socket, head) => {
+      count++;
+      sockets.handleUpgrade(req, socket, head, (ws) => ws.on("message", (data) => ws.send(`${req.url}: ${String(data)}`)));
+    });
+  }
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => resolve());

@@ -23,7 +23,7 @@ const TOKEN = /^[!#$%&'*+\-.0-9A-Z^_`a-z|~]+$/;
 /**
  * Never forwarded, in either direction: `hono/proxy`'s list, and `proxy-connection`, which RFC
  * 9110 §7.6.1 names among the fields an intermediary removes (older clients send it in place of
- * `Connection`).
+ * `Connection`). The one exception is a request's `Upgrade: websocket` ({@link dropHopByHop}).
  */
 const HOP_BY_HOP = /^(connection|keep-alive|proxy-authenticate|proxy-authorization|proxy-connection|te|trailer|transfer-encoding|upgrade)$/;
 /** Origins parsed once per isolate: the configured ones are few and fixed; the cap bounds the rest. */
@@ -148,7 +148,7 @@ function originBase(origin: string): URL {
 
 /** Edits a copy of the client's headers into the origin's; `url` is the request's own. */
 function forwardedHeaders(headers: Headers, url: UrlParts): void {
-  dropHopByHop(headers, NOT_FORWARDED);
+  dropHopByHop(headers, NOT_FORWARDED, true);
   // The origin's own host comes from the target URL; keep the one the client asked for.
   headers.set("x-forwarded-host", url.host);
   headers.set("x-forwarded-proto", url.protocol);
@@ -174,8 +174,10 @@ function answerHeaders(headers: Headers): void {
 /**
  * Drops the hop-by-hop headers, every header that `Connection` names (RFC 9110 §7.6.1) and those
  * `also` matches, in one pass over the names present (a `delete` per absent name costs as much).
+ * With `keepWebSocket`, an `Upgrade: websocket` stays: Workers proxy a WebSocket (RFC 6455 §4.1)
+ * by forwarding that header, and the runtime makes the handshake with the origin itself.
  */
-function dropHopByHop(headers: Headers, also?: RegExp): void {
+function dropHopByHop(headers: Headers, also?: RegExp, keepWebSocket = false): void {
   const connection = headers.get("connection");
   const listed = connection
     ? connection
@@ -184,6 +186,11 @@ function dropHopByHop(headers: Headers, also?: RegExp): void {
         .filter((name) => TOKEN.test(name))
     : [];
   const drop: string[] = [];
-  for (const name of headers.keys()) if (HOP_BY_HOP.test(name) || listed.includes(name) || also?.test(name)) drop.push(name);
+  for (const name of headers.keys()) {
+    if (!(HOP_BY_HOP.test(name) || listed.includes(name) || also?.test(name))) continue;
+    // Looked up only for a request that has the header at all.
+    if (keepWebSocket && name === "upgrade" && headers.get(name)!.toLowerCase() === "websocket") continue;
+    drop.push(name);
+  }
   for (const name of drop) headers.delete(name);
 }

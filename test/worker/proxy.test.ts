@@ -137,4 +137,26 @@ describe("the Worker, end to end", () => {
     });
     expect(res.status).toBe(504);
   });
+
+  it("Should proxy a WebSocket: the origin's 101 reaches the client with its socket, and messages go both ways", async () => {
+    const t = testApp();
+    // A browser's handshake (RFC 6455 §4.1): its key and version go to the origin with the rest.
+    const handshake = { upgrade: "websocket", connection: "Upgrade", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "sec-websocket-version": "13" };
+    const res = await t.get("/chat", uniqueIpv4(), handshake);
+    expect(res.status).toBe(101);
+    expect(res.headers.get("ratelimit")).toMatch(/^"default";r=99;t=\d+$/);
+    const socket = res.webSocket!;
+    socket.accept();
+    const echoed = new Promise((resolve) => socket.addEventListener("message", (event) => resolve(event.data)));
+    socket.send("hello");
+    expect(await echoed).toBe("/chat: hello");
+    socket.close();
+  });
+
+  it("Should not forward an Upgrade to anything but a WebSocket, since the answer could not carry it", async () => {
+    const t = testApp();
+    const res = await t.get("/", uniqueIpv4(), { upgrade: "h2c", connection: "Upgrade" });
+    const echo = (await res.json()) as Echo;
+    expect(echo.headers.upgrade).toBeUndefined();
+  });
 });
