@@ -26,15 +26,17 @@ export class RedisRestError extends Error {
   /**
    * @param kind `reply` (Redis answered with an error), `http` (non-2xx without a Redis error),
    *   `timeout` (no answer within the bound) or `network` (fetch rejected).
+   * @param detail what failed, without the command and status; for `reply`, Redis's own error
+   *   text (`NOSCRIPT No matching script. Please use EVAL.`).
    */
   constructor(
     readonly kind: "reply" | "http" | "timeout" | "network",
     readonly command: string,
-    message: string,
+    readonly detail: string,
     readonly status?: number,
     options?: { cause?: unknown },
   ) {
-    super(`Redis ${command.toUpperCase()} failed${status ? ` with ${status}` : ""}: ${message}`, options);
+    super(`Redis ${command.toUpperCase()} failed${status ? ` with ${status}` : ""}: ${detail}`, options);
   }
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RedisRestError } from "../errors.ts";
+import { createRedisRunner } from "../redis/client.ts";
 import { createFakeRunner } from "../../test/fakes/fake-runner.ts";
 import { runScript } from "./run-script.ts";
 
@@ -37,5 +38,34 @@ describe("runScript", () => {
       await expect(runScript(runner, script, [], [])).rejects.toBe(error);
       expect(runner.calls).toHaveLength(1);
     }
+  });
+
+  it("Should not send EVAL after an HTTP 5xx whose body mentions NOSCRIPT, since the script may have run", async () => {
+    let calls = 0;
+    const fetch = async () => {
+      calls++;
+      return new Response("<html>502 upstream: ERR NOSCRIPT handling failed</html>", { status: 500 });
+    };
+    const runner = createRedisRunner({ url: "https://eu1-example.upstash.io", token: "t0ken", timeoutMs: 50, fetch: fetch as typeof globalThis.fetch });
+    await expect(runScript(runner, script, ["k"], ["a"])).rejects.toMatchObject({ kind: "http", status: 500 });
+    expect(calls).toBe(1);
+  });
+
+  it("Should not send EVAL after a reply error that only mentions NOSCRIPT further on", async () => {
+    const error = new RedisRestError("reply", "evalsha", "ERR Error running script: NOSCRIPT seen in a nested call", 400);
+    const runner = createFakeRunner(() => {
+      throw error;
+    });
+    await expect(runScript(runner, script, [], [])).rejects.toBe(error);
+    expect(runner.calls).toHaveLength(1);
+  });
+
+  it("Should fall back to EVAL for another runner's error whose message is Redis's NOSCRIPT reply", async () => {
+    const runner = createFakeRunner((call) => {
+      if (call.command === "evalsha") throw new Error("NOSCRIPT No matching script. Please use EVAL.");
+      return 1;
+    });
+    expect(await runScript(runner, script, [], [])).toBe(1);
+    expect(runner.calls.map((c) => c.command)).toEqual(["evalsha", "eval"]);
   });
 });

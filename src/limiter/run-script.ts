@@ -4,6 +4,7 @@
  * after an ambiguous failure, since a replay can count one request twice (docs/architecture.md,
  * "Failure modes").
  */
+import { RedisRestError } from "../errors.ts";
 import type { LimiterScript } from "./assemble-script.ts";
 import type { ScriptRunner } from "./types.ts";
 
@@ -18,7 +19,18 @@ export async function runScript(runner: ScriptRunner, script: LimiterScript, key
   try {
     return await runner.evalsha(script.sha1, keys, args);
   } catch (error) {
-    if (!(error instanceof Error) || !error.message.includes("NOSCRIPT")) throw error;
+    if (!isNoScript(error)) throw error;
     return runner.eval(script.source, keys, args);
   }
+}
+
+/**
+ * Only Redis's own NOSCRIPT reply says the script did not run. The word anywhere else (a 5xx
+ * page, another error that quotes it) says nothing of the sort, and an EVAL after it could count
+ * the request twice.
+ */
+function isNoScript(error: unknown): boolean {
+  if (error instanceof RedisRestError) return error.kind === "reply" && error.detail.startsWith("NOSCRIPT");
+  // Another runner (ioredis's ReplyError, a recorder): its message is Redis's reply as is.
+  return error instanceof Error && error.message.startsWith("NOSCRIPT");
 }
