@@ -68,4 +68,22 @@ describe("runScript", () => {
     expect(await runScript(runner, script, [], [])).toBe(1);
     expect(runner.calls.map((c) => c.command)).toEqual(["evalsha", "eval"]);
   });
+
+  it("Should bound EVALSHA, NOSCRIPT and EVAL together by one timeoutMs, the EVAL getting what is left", async () => {
+    const sent: string[] = [];
+    // EVALSHA answers NOSCRIPT after 80 ms of the 100; the EVAL never answers.
+    const fetch = (_: unknown, init?: RequestInit) => {
+      const command = (JSON.parse(String(init!.body)) as string[])[0]!;
+      sent.push(command);
+      return new Promise<Response>((resolve, reject) => {
+        init!.signal!.addEventListener("abort", () => reject(init!.signal!.reason));
+        if (command === "evalsha") setTimeout(() => resolve(Response.json({ error: "NOSCRIPT No matching script. Please use EVAL." }, { status: 400 })), 80);
+      });
+    };
+    const runner = createRedisRunner({ url: "https://eu1-example.upstash.io", token: "t0ken", timeoutMs: 100, fetch: fetch as typeof globalThis.fetch });
+    const started = Date.now();
+    await expect(runScript(runner, script, ["k"], ["a"])).rejects.toMatchObject({ kind: "timeout", command: "eval" });
+    expect(sent).toEqual(["evalsha", "eval"]);
+    expect(Date.now() - started).toBeLessThan(150);
+  });
 });

@@ -101,7 +101,11 @@ export interface RefusedClient {
  */
 export interface ScriptRunner {
   evalsha(sha1: string, keys: string[], args: string[]): Promise<unknown>;
-  eval(script: string, keys: string[], args: string[]): Promise<unknown>;
+  /**
+   * @param startedAt when the EVALSHA this EVAL follows was sent (`Date.now()`): a runner with a
+   *   time bound counts it from then, so that both calls share one bound.
+   */
+  eval(script: string, keys: string[], args: string[], startedAt?: number): Promise<unknown>;
 }
 
 /** What the middleware asks for one request. */

@@ -82,4 +82,15 @@ describe("createRedisRunner (workerd)", () => {
     const runner = createRedisRunner({ ...options, timeoutMs: 10, fetch: hang as typeof fetch });
     await expect(runner.eval("return 1", [], [])).rejects.toMatchObject({ kind: "timeout", message: "Redis EVAL failed: no answer within 10 ms" });
   });
+
+  it("Should not send an EVAL whose bound, counted from startedAt, has already passed", async () => {
+    const fetch = fakeFetch(200, { result: 1 });
+    const runner = createRedisRunner({ ...options, fetch });
+    await expect(runner.eval("return 1", [], [], Date.now() - options.timeoutMs)).rejects.toMatchObject({
+      kind: "timeout",
+      message: "Redis EVAL failed: no answer within 50 ms",
+    });
+    expect(fetch.sent).toHaveLength(0);
+    expect(await runner.eval("return 1", [], [], Date.now())).toBe(1);
+  });
 });

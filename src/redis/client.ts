@@ -32,7 +32,10 @@ export interface RedisRunnerOptions {
   url: string;
   /** `UPSTASH_REDIS_REST_TOKEN`. Sent as a bearer token, never put in an error message. */
   token: string;
-  /** Bound on one call, request and response body together (`REDIS_TIMEOUT_MS`). */
+  /**
+   * Bound on one call, request and response body together (`REDIS_TIMEOUT_MS`); an EVAL given
+   * `startedAt` shares it with the EVALSHA before it.
+   */
   timeoutMs: number;
   /** The `fetch` for Redis calls only. @default the global fetch */
   fetch?: typeof fetch;
@@ -52,7 +55,7 @@ export function createRedisRunner(options: RedisRunnerOptions): ScriptRunner {
   const request = createRequest(options);
   return {
     evalsha: (sha1, keys, args) => request(["evalsha", sha1, keys.length, ...keys, ...args]),
-    eval: (script, keys, args) => request(["eval", script, keys.length, ...keys, ...args]),
+    eval: (script, keys, args, startedAt) => request(["eval", script, keys.length, ...keys, ...args], startedAt),
   };
 }
 
@@ -61,9 +64,13 @@ function createRequest({ url, token, timeoutMs, fetch: fetchImpl }: RedisRunnerO
   const send = fetchImpl ?? ((input: Parameters<typeof fetch>[0], init?: RequestInit) => fetch(input, init));
   // Built once: fetch copies a Headers natively, where it reads a plain object key by key.
   const headers = new Headers({ authorization: `Bearer ${token}`, "content-type": "application/json" });
-  return async function request(body: [string, ...(string | number)[]]): Promise<unknown> {
+  return async function request(body: [string, ...(string | number)[]], startedAt?: number): Promise<unknown> {
     const command = body[0];
-    const signal = AbortSignal.timeout(timeoutMs);
+    // An EVAL after NOSCRIPT gets what is left of the EVALSHA's bound (REDIS_TIMEOUT_MS bounds
+    // the decision's call, not each try); with nothing left it is not sent.
+    const left = startedAt === undefined ? timeoutMs : timeoutMs - (Date.now() - startedAt);
+    if (left <= 0) throw new RedisRestError("timeout", command, `no answer within ${timeoutMs} ms`);
+    const signal = AbortSignal.timeout(left);
     let status: number;
     let text: string;
     try {
