@@ -32,13 +32,31 @@ export const consoleLogger: Logger = (entry) => {
   else console.log(line);
 };
 
-/** A logger that replaces `secret` wherever it appears. */
+/**
+ * A logger that replaces `secret` wherever it appears: as is, or JSON-quoted (a message that
+ * quoted it), in any string of the entry.
+ */
 export function redact(logger: Logger, secret: string): Logger {
   if (secret.length < 4) return logger;
+  // A `"`, `\` or control character in the secret is escaped in the line: once where the secret
+  // sat in a string, twice where a message had quoted it as JSON.
+  const quoted = JSON.stringify(secret).slice(1, -1);
+  const forms = quoted === secret ? [secret] : [quoted, secret];
+  const inLine = forms.map((form) => JSON.stringify(form).slice(1, -1));
   return (entry) => {
     const text = JSON.stringify(entry);
-    logger(text.includes(secret) ? (JSON.parse(text.split(secret).join("[redacted]")) as LogEntry) : entry);
+    if (!inLine.some((form) => text.includes(form))) return logger(entry);
+    // Replaced string by string, not in the line's text, where a match could begin inside an
+    // escape (`\n` before a secret starting with `n`) and leave invalid JSON.
+    logger(scrub(JSON.parse(text), forms) as LogEntry);
   };
+}
+
+function scrub(value: unknown, forms: readonly string[]): unknown {
+  if (typeof value === "string") return forms.reduce((text, form) => text.split(form).join("[redacted]"), value);
+  if (Array.isArray(value)) return value.map((item) => scrub(item, forms));
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [scrub(key, forms), scrub(item, forms)]));
 }
 
 /** A short, token-free description of why a Redis call failed. */

@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { type LogEntry, redact } from "./log.ts";
+
+/** A logger that keeps what it was given, and the line the console would print. */
+function recorder() {
+  const entries: LogEntry[] = [];
+  return Object.assign((entry: LogEntry) => void entries.push(entry), { entries });
+}
+
+describe("redact", () => {
+  it("Should replace the secret wherever it appears in a line, and pass a line without it unchanged", () => {
+    const logger = recorder();
+    const log = redact(logger, "AYNgASQgODk0secret");
+    const clean: LogEntry = { level: "warn", event: "redis-failure", kind: "http", cause: "Service Unavailable" };
+    log(clean);
+    log({ level: "error", event: "internal-error", cause: "invalid token Bearer AYNgASQgODk0secret", nested: { list: ["AYNgASQgODk0secret"] } });
+    expect(logger.entries[0]).toBe(clean);
+    expect(logger.entries[1]).toEqual({ level: "error", event: "internal-error", cause: "invalid token Bearer [redacted]", nested: { list: ["[redacted]"] } });
+  });
+
+  it("Should scrub a secret holding a quote or a backslash, as is and where a message quoted it as JSON", () => {
+    const secret = 'AYNg"ASQg\\ODk0\nsecret';
+    const logger = recorder();
+    const log = redact(logger, secret);
+    log({ level: "error", event: "internal-error", cause: `Bearer ${secret}`, quoted: `invalid count ${JSON.stringify(secret)}` });
+    const line = JSON.stringify(logger.entries[0]);
+    for (const form of [secret, JSON.stringify(secret).slice(1, -1), "ASQg"]) expect(line).not.toContain(form);
+    expect(logger.entries[0]).toEqual({ level: "error", event: "internal-error", cause: "Bearer [redacted]", quoted: 'invalid count "[redacted]"' });
+  });
+
+  it("Should keep a line valid where the secret's text follows an escape in it", () => {
+    const logger = recorder();
+    redact(logger, "nsecret-token")({ level: "error", event: "internal-error", cause: "line one\nsecret-token and nsecret-token" });
+    expect(logger.entries[0]).toEqual({ level: "error", event: "internal-error", cause: "line one\nsecret-token and [redacted]" });
+  });
+});
