@@ -93,4 +93,28 @@ describe("createRedisRunner (workerd)", () => {
     expect(fetch.sent).toHaveLength(0);
     expect(await runner.eval("return 1", [], [], Date.now())).toBe(1);
   });
+
+  it("Should never quote the token in any error, whichever branch built it: a JSON error body, a Redis reply or a rejected fetch", async () => {
+    const token = "AYNgASQgODk0-token_abcdefghij";
+    const echo = `invalid token Bearer ${token}`;
+    const fetches = [
+      fakeFetch(401, { error: echo }),
+      fakeFetch(400, { error: echo }),
+      fakeFetch(502, { error: echo }),
+      async () => {
+        throw new TypeError(`Invalid header value: "Bearer ${token}"`);
+      },
+    ];
+    for (const fetch of fetches) {
+      const runner = createRedisRunner({ ...options, token, fetch: fetch as typeof globalThis.fetch });
+      const error: Error = await runner.evalsha("00", [], []).then(
+        () => new Error("no error thrown"),
+        (caught: Error) => caught,
+      );
+      expect(error).toBeInstanceOf(RedisRestError);
+      expect(error.message).not.toContain(token);
+      expect((error as RedisRestError).detail).not.toContain(token);
+      expect(error.message).toContain("Bearer [redacted]");
+    }
+  });
 });

@@ -64,12 +64,17 @@ function createRequest({ url, token, timeoutMs, fetch: fetchImpl }: RedisRunnerO
   const send = fetchImpl ?? ((input: Parameters<typeof fetch>[0], init?: RequestInit) => fetch(input, init));
   // Built once: fetch copies a Headers natively, where it reads a plain object key by key.
   const headers = new Headers({ authorization: `Bearer ${token}`, "content-type": "application/json" });
+  // A proxy's error body, a Redis error or a fetch failure may echo the Authorization header;
+  // errors.ts promises that no message holds the token, so every error is built here.
+  const mask = (text: string) => (token ? text.split(token).join("[redacted]") : text);
+  const fail = (kind: RedisRestError["kind"], command: string, detail: string, status?: number, cause?: unknown) =>
+    new RedisRestError(kind, command, mask(detail), status, cause === undefined ? undefined : { cause });
   return async function request(body: [string, ...(string | number)[]], startedAt?: number): Promise<unknown> {
     const command = body[0];
     // An EVAL after NOSCRIPT gets what is left of the EVALSHA's bound (REDIS_TIMEOUT_MS bounds
     // the decision's call, not each try); with nothing left it is not sent.
     const left = startedAt === undefined ? timeoutMs : timeoutMs - (Date.now() - startedAt);
-    if (left <= 0) throw new RedisRestError("timeout", command, `no answer within ${timeoutMs} ms`);
+    if (left <= 0) throw fail("timeout", command, `no answer within ${timeoutMs} ms`);
     const signal = AbortSignal.timeout(left);
     let status: number;
     let text: string;
@@ -78,20 +83,16 @@ function createRequest({ url, token, timeoutMs, fetch: fetchImpl }: RedisRunnerO
       status = response.status;
       text = await response.text();
     } catch (cause) {
-      if (signal.aborted) throw new RedisRestError("timeout", command, `no answer within ${timeoutMs} ms`, undefined, { cause });
-      throw new RedisRestError("network", command, cause instanceof Error ? cause.message : String(cause), undefined, { cause });
+      if (signal.aborted) throw fail("timeout", command, `no answer within ${timeoutMs} ms`, undefined, cause);
+      throw fail("network", command, cause instanceof Error ? cause.message : String(cause), undefined, cause);
     }
     const parsed = parseBody(text);
     // docs/shim.md §4: a Redis error reply is 400 {"error": "..."}; anything else non-2xx is HTTP.
-    if (status === 400 && typeof parsed?.error === "string") throw new RedisRestError("reply", command, parsed.error, status);
+    if (status === 400 && typeof parsed?.error === "string") throw fail("reply", command, parsed.error, status);
     if (status < 200 || status > 299 || parsed === undefined || !("result" in parsed)) {
-      // Masked before the cut: a proxy's error page may echo the Authorization header, and the
-      // logs' own redaction (log.ts) only finds the token whole, not a start of it left by a cut.
-      const detail =
-        typeof parsed?.error === "string"
-          ? parsed.error
-          : `unexpected body ${JSON.stringify((token ? text.split(token).join("[redacted]") : text).slice(0, 100))}`;
-      throw new RedisRestError("http", command, detail, status);
+      // Masked before the cut too: `fail` would not find a start of the token left by the cut.
+      const detail = typeof parsed?.error === "string" ? parsed.error : `unexpected body ${JSON.stringify(mask(text).slice(0, 100))}`;
+      throw fail("http", command, detail, status);
     }
     return parsed.result;
   };
