@@ -161,6 +161,21 @@ describe("readSettings", () => {
     );
   });
 
+  it("Should refuse at start a token that no HTTP header can carry, saying what is wrong without quoting it", () => {
+    const cases: Array<[string, RegExp]> = [
+      ["AYNgASQg\nODk0secret", /^UPSTASH_REDIS_REST_TOKEN: contains a control character \(U\+000A at character 9\)/],
+      ["AYNgASQgODk0secret\r\n", /^UPSTASH_REDIS_REST_TOKEN: starts or ends with a space or a line break/],
+      ["AYNgASQg\u0000ODk0secret", /^UPSTASH_REDIS_REST_TOKEN: contains a control character \(U\+0000 at character 9\)/],
+      ["AYNgASQg\u2019ODk0secret", /^UPSTASH_REDIS_REST_TOKEN: contains a character outside Latin-1 \(U\+2019 at character 9\)/],
+      [" AYNgASQgODk0secret", /^UPSTASH_REDIS_REST_TOKEN: starts or ends with a space or a line break/],
+    ];
+    for (const [token, message] of cases) {
+      const read = () => readSettings({ ...base, UPSTASH_REDIS_REST_TOKEN: token });
+      expect(read).toThrow(message);
+      expect(read).not.toThrow(/ASQg/);
+    }
+  });
+
   it("Should turn the admin API on only with an ADMIN_TOKEN of at least 32 characters, never quoting it", () => {
     expect(readSettings(base).adminToken).toBeUndefined();
     expect(readSettings({ ...base, ADMIN_TOKEN: "a".repeat(32) }).adminToken).toBe("a".repeat(32));

@@ -160,11 +160,32 @@ function withoutToken(error: unknown, token: unknown): unknown {
   return error;
 }
 
-/** The token is checked for presence only: quoting it in an error would leak it into logs. */
+const NOT_REPEATED = "the value is not repeated: it is a secret";
+
+/**
+ * The token must be present and fit in an `Authorization` header, checked now: otherwise every
+ * request fails (Node's fetch refuses the header with a message that quotes it, token included;
+ * workerd sends other bytes than were set). Never quoted here: only the offending character's
+ * code point and position are.
+ */
 function readToken(value: unknown): string {
   const at: At = { source: "UPSTASH_REDIS_REST_TOKEN", path: "" };
   if (value === undefined) fail(at, "is required (set it with `wrangler secret put UPSTASH_REDIS_REST_TOKEN`)");
   if (typeof value !== "string" || value.trim() === "") fail(at, "expected a non-empty string");
+  // fetch strips these from a header's ends: the token sent would not be the one set, nor the one
+  // the logs are scrubbed of.
+  if (/^[\t\n\r ]|[\t\n\r ]$/.test(value)) {
+    fail(at, `starts or ends with a space or a line break (pasted with it?): set it again without (${NOT_REPEATED})`);
+  }
+  let position = 0;
+  for (const char of value) {
+    position++;
+    const code = char.codePointAt(0)!;
+    if (code >= 0x20 && code !== 0x7f && code <= 0xff) continue;
+    const what = code > 0xff ? "a character outside Latin-1" : "a control character";
+    const where = `U+${code.toString(16).toUpperCase().padStart(4, "0")} at character ${position}`;
+    fail(at, `contains ${what} (${where}), which an HTTP header cannot carry (${NOT_REPEATED})`);
+  }
   return value;
 }
 
