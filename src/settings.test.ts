@@ -176,6 +176,14 @@ describe("readSettings", () => {
     }
   });
 
+  it("Should refuse at start a Redis URL with a user name or password, naming the variable and never quoting the password", () => {
+    for (const url of ["http://user:pw-AYNgASQg@127.0.0.1:8079", "https://default:pw-AYNgASQg@eu1-x.upstash.io/", "https://pw-AYNgASQg@eu1-x.upstash.io"]) {
+      const read = () => readSettings({ ...base, UPSTASH_REDIS_REST_URL: url });
+      expect(read).toThrow(/^UPSTASH_REDIS_REST_URL: has a user name or password in it, which fetch refuses: put the token in UPSTASH_REDIS_REST_TOKEN/);
+      expect(read).not.toThrow(/AYNgASQg/);
+    }
+  });
+
   it("Should turn the admin API on only with an ADMIN_TOKEN of at least 32 characters, never quoting it", () => {
     expect(readSettings(base).adminToken).toBeUndefined();
     expect(readSettings({ ...base, ADMIN_TOKEN: "a".repeat(32) }).adminToken).toBe("a".repeat(32));

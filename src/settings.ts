@@ -134,16 +134,29 @@ function required(value: unknown, at: At): unknown {
   return value;
 }
 
-/** Not quoted when invalid: a token pasted into the URL variable would otherwise reach the logs. */
+/**
+ * Not quoted when invalid: a token pasted into the URL variable would otherwise reach the logs.
+ * Credentials in it are refused now: fetch refuses such a URL on every request, with a message
+ * that quotes it, password included.
+ */
 function readRedisUrl(value: unknown): string {
   const at: At = { source: "UPSTASH_REDIS_REST_URL", path: "" };
   required(value, at);
+  let url: string;
   try {
-    return readUrl(value, at);
+    url = readUrl(value, at);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     return fail(at, "invalid URL (expected http:// or https://, e.g. https://eu1-example.upstash.io; the value is not repeated, in case it is the token)");
   }
+  const { username, password } = new URL(url);
+  if (username || password) {
+    fail(
+      at,
+      "has a user name or password in it, which fetch refuses: put the token in UPSTASH_REDIS_REST_TOKEN (the value is not repeated, in case it holds a secret)",
+    );
+  }
+  return url;
 }
 
 /**
