@@ -184,6 +184,17 @@ describe("readSettings", () => {
     }
   });
 
+  it("Should mask any quoted piece of the token of 8 characters or more, where a parser split it or quoted its middle", () => {
+    const token = "AYNgASQgODk/0MzA5NzY4LWRmZmQtNDc4Ni1iZjY2ZTc2MDQ5";
+    const read = (vars: Record<string, unknown>) => () => readSettings({ ...base, UPSTASH_REDIS_REST_TOKEN: token, ...vars });
+    expect(read({ RATE_LIMIT: token })).toThrow('RATE_LIMIT: invalid count "[redacted]" (expected an integer from 1 to 1000000000)');
+    expect(read({ TIERS: { pro: token } })).toThrow('TIERS.pro: invalid count "[redacted]"');
+    expect(read({ ROUTES: [{ pattern: "*/x", rules: token.slice(12, 40) }] })).toThrow('ROUTES[0].rules: invalid rule "[redacted]"');
+    expect(read({ KEY_PREFIX: `rate:${token.slice(20, 30)}{` })).toThrow('KEY_PREFIX: invalid key prefix "rate:[redacted]{"');
+    // Shorter runs are chance as often as not, and the words of the message itself are never masked.
+    expect(read({ RATE_LIMIT: "AYNg/1s" })).toThrow('RATE_LIMIT: invalid count "AYNg"');
+  });
+
   it("Should turn the admin API on only with an ADMIN_TOKEN of at least 32 characters, never quoting it", () => {
     expect(readSettings(base).adminToken).toBeUndefined();
     expect(readSettings({ ...base, ADMIN_TOKEN: "a".repeat(32) }).adminToken).toBe("a".repeat(32));

@@ -160,17 +160,48 @@ function readRedisUrl(value: unknown): string {
 }
 
 /**
- * A token pasted into another variable would be quoted by that variable's message: mask it, or the
- * longest start of it that is quoted (ROUTES quotes only the first 60 characters of bad JSON).
+ * A token pasted into another variable would be quoted by that variable's message, whole or in
+ * pieces: a parser splits it (RATE_LIMIT at its `/`), cuts it (ROUTES quotes only the first 60
+ * characters of bad JSON) or quotes a part. In each quoted piece, every run of
+ * {@link MIN_MASKED_RUN} or more characters that appears in the token is masked.
  */
 function withoutToken(error: unknown, token: unknown): unknown {
   if (!(error instanceof ConfigError) || typeof token !== "string" || token.trim().length < 4) return error;
   const detail = error.message.slice(`${error.source}${error.path}: `.length);
-  for (let end = token.length; end >= Math.min(16, token.length); end--) {
-    const piece = token.slice(0, end);
-    if (detail.includes(piece)) return new ConfigError(error.source, error.path, detail.split(piece).join("[redacted]"));
+  // Only quoted values: the message's own words stay readable whatever the token holds.
+  const masked = detail.replace(/"(?:[^"\\]|\\.)*"/g, (quoted) => {
+    let text: string;
+    try {
+      text = JSON.parse(quoted) as string;
+    } catch {
+      return maskRuns(quoted, token);
+    }
+    const without = maskRuns(text, token);
+    return without === text ? quoted : JSON.stringify(without);
+  });
+  return masked === detail ? error : new ConfigError(error.source, error.path, masked);
+}
+
+/** Shorter runs of a random token's characters turn up by chance, and give little of it away. */
+const MIN_MASKED_RUN = 8;
+
+/** `text` with each longest run that appears in `token` (at least {@link MIN_MASKED_RUN} long) replaced. */
+function maskRuns(text: string, token: string): string {
+  const min = Math.min(MIN_MASKED_RUN, token.length);
+  let out = "";
+  let start = 0;
+  while (start < text.length) {
+    let end = start;
+    while (end < text.length && token.includes(text.slice(start, end + 1))) end++;
+    if (end - start >= min) {
+      out += "[redacted]";
+      start = end;
+    } else {
+      out += text[start];
+      start++;
+    }
   }
-  return error;
+  return out;
 }
 
 const NOT_REPEATED = "the value is not repeated: it is a secret";
