@@ -229,7 +229,7 @@ describe("the shim's own HTTP reader", () => {
     const slow = await startShim({ redisUrl: inject("redisUrl"), token: TOKEN, port: 0, requestTimeoutMs: 300 });
     try {
       const { hostname, port } = new URL(slow.url);
-      const text = await new Promise<string>((resolve, reject) => {
+      const text = await new Promise<string>((resolve) => {
         const socket = connect(Number(port), hostname);
         let got = "";
         const drip = setInterval(() => socket.writable && socket.write("a"), 50);
@@ -238,7 +238,8 @@ describe("the shim's own HTTP reader", () => {
           clearInterval(drip);
           resolve(got);
         });
-        socket.on("error", reject);
+        // Closed while the client still sends, the connection may end in a reset: closed all the same.
+        socket.on("error", () => {});
         socket.write(post("/", "x".repeat(10_000), [], "wrong").slice(0, -9_999));
       });
       expect(answers(text)).toEqual([{ status: 401, body: expect.stringContaining("Unauthorized") }]);
