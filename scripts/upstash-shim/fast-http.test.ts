@@ -44,6 +44,24 @@ function talk(parts: string[], halfClose: boolean, url = shim.url): Promise<stri
   });
 }
 
+/** Writes `start`, then a byte every 50 ms, and resolves with all it read once the shim closed the connection. */
+function trickle(url: string, start: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    let got = "";
+    const drip = setInterval(() => socket.writable && socket.write("a"), 50);
+    socket.on("data", (chunk) => (got += chunk.toString()));
+    socket.on("close", () => {
+      clearInterval(drip);
+      resolve(got);
+    });
+    // Closed while the client still sends, the connection may end in a reset: closed all the same.
+    socket.on("error", () => {});
+    socket.write(start);
+  });
+}
+
 /** The status lines and bodies of the responses in `text`, in order. */
 function answers(text: string): Array<{ status: number; body: string }> {
   const found = [];
@@ -204,20 +222,7 @@ describe("the shim's own HTTP reader", () => {
     async (_, start) => {
       const slow = await startShim({ redisUrl: inject("redisUrl"), token: TOKEN, port: 0, requestTimeoutMs: 300 });
       try {
-        const { hostname, port } = new URL(slow.url);
-        const text = await new Promise<string>((resolve, reject) => {
-          const socket = connect(Number(port), hostname);
-          let got = "";
-          const drip = setInterval(() => socket.writable && socket.write("a"), 50);
-          socket.on("data", (chunk) => (got += chunk.toString()));
-          socket.on("close", () => {
-            clearInterval(drip);
-            resolve(got);
-          });
-          socket.on("error", reject);
-          socket.write(start);
-        });
-        expect(text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+        expect(await trickle(slow.url, start)).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
       } finally {
         await slow.close();
       }
@@ -228,20 +233,7 @@ describe("the shim's own HTTP reader", () => {
   it("Should close a connection whose client trickles the body of a refused request past the request timeout", async () => {
     const slow = await startShim({ redisUrl: inject("redisUrl"), token: TOKEN, port: 0, requestTimeoutMs: 300 });
     try {
-      const { hostname, port } = new URL(slow.url);
-      const text = await new Promise<string>((resolve) => {
-        const socket = connect(Number(port), hostname);
-        let got = "";
-        const drip = setInterval(() => socket.writable && socket.write("a"), 50);
-        socket.on("data", (chunk) => (got += chunk.toString()));
-        socket.on("close", () => {
-          clearInterval(drip);
-          resolve(got);
-        });
-        // Closed while the client still sends, the connection may end in a reset: closed all the same.
-        socket.on("error", () => {});
-        socket.write(post("/", "x".repeat(10_000), [], "wrong").slice(0, -9_999));
-      });
+      const text = await trickle(slow.url, post("/", "x".repeat(10_000), [], "wrong").slice(0, -9_999));
       expect(answers(text)).toEqual([{ status: 401, body: expect.stringContaining("Unauthorized") }]);
     } finally {
       await slow.close();
