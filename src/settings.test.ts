@@ -147,6 +147,17 @@ describe("readSettings", () => {
     );
   });
 
+  it("Should refuse an origin with a query, a fragment or a user name, which forwarding would drop, naming where", () => {
+    expect(() => readSettings({ ...base, ORIGIN_URL: "http://origin.example/api?token=abc" })).toThrow(
+      'ORIGIN_URL: invalid origin "http://origin.example/api?token=abc" (an origin is a scheme, a host, a port and a path prefix; its query would be dropped)',
+    );
+    expect(() => readSettings({ ...base, ROUTES: [{ pattern: "*/a/*", rules: "1/1s", origin: "https://user:pw@origin.example/" }] })).toThrow(
+      'ROUTES[0].origin: invalid origin "https://origin.example/" (an origin is a scheme, a host, a port and a path prefix; its user name and password would be dropped)',
+    );
+    expect(() => readSettings({ ...base, ORIGIN_URL: "https://origin.example/#top" })).toThrow("its fragment would be dropped");
+    expect(readSettings({ ...base, ORIGIN_URL: "https://origin.example:8443/v1" }).defaultRoute.origin).toBe("https://origin.example:8443/v1");
+  });
+
   it("Should treat empty strings as unset, and numbers given as numbers as numbers", () => {
     const settings = readSettings({ ...base, ORIGIN_URL: "", REDIS_TIMEOUT_MS: 120, IPV6_SUBNET: "48" });
     expect(settings.defaultRoute.origin).toBeUndefined();

@@ -8,7 +8,7 @@ import { parseList } from "./config/lists.ts";
 import { parseRoutes } from "./config/routes.ts";
 import { parseTiers } from "./config/tiers.ts";
 import { ConfigError } from "./errors.ts";
-import { fail, readChoice, readInteger, readString, readUrl, type At } from "./config/read.ts";
+import { fail, readChoice, readInteger, readOriginUrl, readString, readUrl, type At } from "./config/read.ts";
 import { ALGORITHMS, parseRule } from "./config/rule.ts";
 import { ANALYTICS_CLIENTS, type HeaderStyle, type Mode, MODES, type Settings } from "./config/types.ts";
 
@@ -68,7 +68,7 @@ function readEveryVariable(env: Vars): Settings {
   const at = (source: string): At => ({ source, path: "" });
   const algorithm = readChoice(read("RATE_LIMIT_ALGORITHM"), ALGORITHMS, "algorithm", at("RATE_LIMIT_ALGORITHM"));
   const mode: Mode = readChoice(read("MODE"), MODES, "mode", at("MODE"));
-  const origin = get("ORIGIN_URL") === undefined ? undefined : readUrl(get("ORIGIN_URL"), at("ORIGIN_URL"));
+  const origin = get("ORIGIN_URL") === undefined ? undefined : readOriginUrl(get("ORIGIN_URL"), at("ORIGIN_URL"));
   const rateLimit = read("RATE_LIMIT");
   const unlimited = rateLimit === "unlimited";
   const tiers = get("TIERS") === undefined ? {} : parseTiers(get("TIERS"), at("TIERS"), algorithm);

@@ -79,6 +79,24 @@ export function readUrl(value: unknown, at: At): string {
 }
 
 /**
+ * An origin (`ORIGIN_URL`, a route's `origin`): an http(s) URL of which forwarding keeps the
+ * scheme, host, port and path prefix (src/proxy/forward.ts). A query, a fragment or credentials
+ * would be dropped without a word, so they are refused; the user info is not repeated.
+ *
+ * @example
+ * readOriginUrl("https://origin.example/api?k=1", at); // throws '… its query would be dropped)'
+ */
+export function readOriginUrl(value: unknown, at: At): string {
+  const text = readUrl(value, at);
+  const url = new URL(text);
+  const dropped = url.username || url.password ? "user name and password" : url.search ? "query" : url.hash ? "fragment" : undefined;
+  if (dropped === undefined) return text;
+  url.username = "";
+  url.password = "";
+  fail(at, `invalid origin ${quote(url.href)} (an origin is a scheme, a host, a port and a path prefix; its ${dropped} would be dropped)`);
+}
+
+/**
  * A list given as JSON text (a secret, `--var`, `npm start`'s environment) or already structured
  * (wrangler passes `[vars]` arrays as arrays). `what` and `example` complete the messages.
  */

@@ -9,7 +9,7 @@ import { withHead } from "../routing/match.ts";
 import { parseCount, parseMethods } from "./http.ts";
 import { parseKeySource } from "./key-source.ts";
 import { parseEntries } from "./lists.ts";
-import { type At, child, fail, quote, readChoice, readInteger, readJsonList, readObject, readString, readUrl } from "./read.ts";
+import { type At, child, fail, quote, readChoice, readInteger, readJsonList, readObject, readOriginUrl, readString } from "./read.ts";
 import { ALGORITHMS, parseRule, ruleTextName } from "./rule.ts";
 import { type Mode, MODES, type RouteRule, type RouteSettings } from "./types.ts";
 
@@ -103,7 +103,7 @@ function parseRoute(value: unknown, at: At, defaults: RouteDefaults): RouteSetti
   if (raw.tiers !== undefined && raw.algorithm !== undefined)
     fail(child(at, "algorithm"), 'a route with tiers takes its algorithm from TIERS (give a tier\'s rule an "algorithm", or set RATE_LIMIT_ALGORITHM)');
   const tiers = raw.tiers === undefined ? undefined : readTierChoice(raw.tiers, defaults.tiers, child(at, "tiers"));
-  const origin = raw.origin === undefined ? defaults.origin : readUrl(raw.origin, child(at, "origin"));
+  const origin = raw.origin === undefined ? defaults.origin : readOriginUrl(raw.origin, child(at, "origin"));
   const rules = unlimited ? [] : tiers ? tiers.tiers[tiers.defaultTier]! : parseRules(raw.rules, child(at, "rules"), algorithm);
   const cost = raw.cost === undefined ? 1 : readInteger(raw.cost, 1, MAX_COST, child(at, "cost"));
   checkCost(cost, tiers ? Object.entries(tiers.tiers) : [["", rules]], child(at, "cost"));
