@@ -83,6 +83,11 @@ describe("normalizeForMatch", () => {
       expect(pick(["example.com/*", pattern!], url!)).toBe(pattern);
     }
     expect(pick(["example.com/*", "example.com/login"], "https://example.com/login/x")).toBe("example.com/*");
+    // An exact path stands for its trailing-slash form too, so it still beats a prefix of that length.
+    for (const exact of ["example.com/api/", "example.com/api"]) {
+      expect(pick(["example.com/api/*", exact], "https://example.com/api/")).toBe(exact);
+      expect(pick(["example.com/api/*", exact], "https://example.com/api/x")).toBe("example.com/api/*");
+    }
     expect(pick(["example.com/*", "example.com/"], "https://example.com/")).toBe("example.com/");
   });
 

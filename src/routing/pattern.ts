@@ -85,8 +85,12 @@ function unnormalizedSegment(path: string, pathKind: Pattern["pathKind"]): strin
 
 /**
  * How specific a pattern is, compared lexicographically (bigger wins): an exact host, then the
- * longer literal host, then the longer literal path, then an exact path over a prefix.
+ * longer literal host, then the longer literal path, then an exact path over a prefix. An exact
+ * path counts with its trailing slash, which it also matches (`/api` stands for `/api/` too, and
+ * beats the prefix `/api/*` there).
  */
 export function specificity(pattern: Pattern): [number, number, number, number, number] {
-  return [pattern.hostKind === "exact" ? 1 : 0, pattern.host.length, pattern.path.length, pattern.pathKind === "exact" ? 1 : 0, pattern.scheme ? 1 : 0];
+  const exact = pattern.pathKind === "exact";
+  const pathLength = pattern.path.length + (exact && pattern.path !== "/" ? 1 : 0);
+  return [pattern.hostKind === "exact" ? 1 : 0, pattern.host.length, pathLength, exact ? 1 : 0, pattern.scheme ? 1 : 0];
 }
