@@ -159,6 +159,11 @@ describe("the shim's own HTTP reader", () => {
     ]);
   });
 
+  it("Should ignore an empty line after a request when the client then ends its side (RFC 9112 §2.2)", async () => {
+    const text = await talk([`${post("/", '["ECHO","crlf"]')}\r\n`], true);
+    expect(answers(text)).toEqual([{ status: 200, body: '{"result":"crlf"}' }]);
+  });
+
   it("Should answer a request handed to node:http whose client ends its side before the answer is ready", async () => {
     const slow = await startShim({ redisUrl: inject("redisUrl"), token: TOKEN, port: 0 });
     slow.faults.set({ delayMs: 100 });

@@ -38,6 +38,7 @@ const CRLFCRLF = Buffer.from("\r\n\r\n");
 /** A head's end with bare LFs: node:http answers it 400 where this reader would wait for a CRLF. */
 const LF_LF = Buffer.from("\n\n");
 const LF_CRLF = Buffer.from("\n\r\n");
+const BLANK_LINES = /^[\r\n]*$/;
 
 /**
  * Serves one accepted connection.
@@ -142,8 +143,11 @@ export function serveConnection(socket: Socket, options: FastHttpOptions): void 
   const pump = () => {
     serveBuffered();
     if (!ended || busy || done || draining) return;
-    // A request cut off by the client's end can never complete: node:http answers it 400.
-    if (waiting || buffered > 0) return answer(handler.failure(new RequestError(400, "ERR the connection ended inside a request")), true);
+    // A request cut off by the client's end can never complete: node:http answers it 400. Empty
+    // lines between requests are no request (RFC 9112 §2.2).
+    if (waiting || (buffered > 0 && !BLANK_LINES.test(take().toString("latin1")))) {
+      return answer(handler.failure(new RequestError(400, "ERR the connection ended inside a request")), true);
+    }
     done = true;
     socket.end();
   };
