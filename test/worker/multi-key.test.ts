@@ -106,6 +106,21 @@ describe("several keyed limits on one route, end to end through the shim and Red
     expect((await t.call(a)).status).toBe(429);
   });
 
+  it("Should ask Redis again when the latest of the request's blocks is due for its re-check, even if another is fresh", async () => {
+    const t = apiApp("2", "1");
+    const a = uniqueIpv4();
+    const key = uniqueKey();
+    expect((await t.call(a, key)).status).toBe(200);
+    expect((await t.call(a, key)).status).toBe(429); // The key is spent for a day.
+    t.clock.now += 15_000; // Past the key block's re-check: an operator may have reset it since.
+    const other = uniqueKey();
+    expect((await t.call(a, other)).status).toBe(200);
+    expect((await t.call(a, other)).status).toBe(429); // The address is spent for the minute.
+    const calls = t.counter.redisCalls;
+    expect((await t.call(a, key)).status).toBe(429);
+    expect(t.counter.redisCalls).toBe(calls + 1);
+  });
+
   it("Should give an answer from memory the Retry-After of the latest of the request's blocks", async () => {
     const t = apiApp("2", "3");
     const [a, b, c] = [uniqueIpv4(), uniqueIpv4(), uniqueIpv4()];

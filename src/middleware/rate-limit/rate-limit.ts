@@ -130,14 +130,11 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
       return found;
     };
     const blocked = blocksNow();
-    // Answered from memory while any of its blocks is trusted, until the latest of them ends.
+    // Answered from memory until the latest of its blocks ends, while that one is trusted: past
+    // its re-check, Redis says whether it still holds.
     let latest: Block | undefined;
-    let trusted = false;
-    for (const candidate of blocked.values()) {
-      trusted ||= now < candidate.recheckAt;
-      if (!latest || candidate.until > latest.until) latest = candidate;
-    }
-    const block = trusted ? latest : undefined;
+    for (const candidate of blocked.values()) if (!latest || candidate.until > latest.until) latest = candidate;
+    const block = latest && now < latest.recheckAt ? latest : undefined;
     const request = { client: who.client, ...(who.clients ? { clients: who.clients } : {}), scope: route.settings.scope, cost: route.settings.cost, now };
     // A route that counts only some answers (`count`) checks first, read-only, and charges once
     // the origin has answered; every other route decides and charges in one call.
