@@ -57,7 +57,7 @@ export function createApp(deps: AppDeps = {}): Hono<AppEnv> {
     // Scrubbed like the middleware's lines: a cause's message (an origin's error, say) may quote
     // anything. Read raw, not from settings, which may be what failed.
     const vars = deps.vars ?? c.env;
-    const log = redact(redact(baseLog, String(vars?.UPSTASH_REDIS_REST_TOKEN ?? "")), String(vars?.ADMIN_TOKEN ?? ""));
+    const log = redact(redact(baseLog, String(vars?.UPSTASH_REDIS_REST_TOKEN ?? "").trim()), String(vars?.ADMIN_TOKEN ?? ""));
     if (error instanceof OriginError) {
       log({ level: "error", event: "origin-failure", kind: error.kind, origin: error.origin, cause: String((error.cause as Error)?.message ?? "") });
       if (error.kind === "timeout") return problemResponse(504, "The origin did not answer within the timeout (ORIGIN_TIMEOUT_MS).", accept);

@@ -216,21 +216,19 @@ function readToken(value: unknown): string {
   const at: At = { source: "UPSTASH_REDIS_REST_TOKEN", path: "" };
   if (value === undefined) fail(at, "is required (set it with `wrangler secret put UPSTASH_REDIS_REST_TOKEN`)");
   if (typeof value !== "string" || value.trim() === "") fail(at, "expected a non-empty string");
-  // fetch strips these from a header's ends: the token sent would not be the one set, nor the one
-  // the logs are scrubbed of.
-  if (/^[\t\n\r ]|[\t\n\r ]$/.test(value)) {
-    fail(at, `starts or ends with a space or a line break (pasted with it?): set it again without (${NOT_REPEATED})`);
-  }
+  // A token pasted with a line break or spaces at its ends: fetch strips them from a header's
+  // value (RFC 9110 §5.5), so the token sent, and scrubbed from the logs, is the trimmed one.
+  const token = value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
   let position = 0;
-  for (const char of value) {
+  for (const char of token) {
     position++;
     const code = char.codePointAt(0)!;
-    if (code >= 0x20 && code !== 0x7f && code <= 0xff) continue;
+    if ((code >= 0x20 && code !== 0x7f && code <= 0xff) || code === 0x09) continue;
     const what = code > 0xff ? "a character outside Latin-1" : "a control character";
     const where = `U+${code.toString(16).toUpperCase().padStart(4, "0")} at character ${position}`;
     fail(at, `contains ${what} (${where}), which an HTTP header cannot carry (${NOT_REPEATED})`);
   }
-  return value;
+  return token;
 }
 
 /**
