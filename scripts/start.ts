@@ -18,7 +18,7 @@ import { startShim } from "./upstash-shim/index.ts";
 import { localAdminToken } from "./local/admin-token.ts";
 import { startOrigin } from "./local/origin.ts";
 import { freePort, RedisServerMissingError, startRedisServer } from "./local/redis-server.ts";
-import { checkWorkerVars, secretsEnvFile, workerVarArgs, workerVars } from "./local/worker-vars.ts";
+import { checkWorkerVars, secretsEnvFile, workerVarArgs, workerVars, wranglerFileVars } from "./local/worker-vars.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const WRANGLER = fileURLToPath(new URL("../node_modules/.bin/wrangler", import.meta.url));
@@ -56,7 +56,7 @@ async function main() {
       ORIGIN_URL: "http://127.0.0.1:1",
       ADMIN_TOKEN: admin.token,
     };
-    checkWorkerVars(workerVars(process.env, { ...planned, ...(process.env.ORIGIN_URL ? { ORIGIN_URL: process.env.ORIGIN_URL } : {}) }));
+    checkWorkerVars(workerVars(process.env, { ...planned, ...(process.env.ORIGIN_URL ? { ORIGIN_URL: process.env.ORIGIN_URL } : {}) }), wranglerFileVars(ROOT));
     const redis = process.env.RATEWALL_REDIS_URL ? undefined : await startRedisServer();
     if (redis) stops.push(redis.stop);
     const redisUrl = process.env.RATEWALL_REDIS_URL ?? redis!.url;

@@ -24,6 +24,10 @@ describe("the variables npm start hands to the Worker", () => {
     expect(secretsEnvFile(vars)).toBe("ADMIN_TOKEN=`it's-an-admin-token-of-32-chars!!`\nUPSTASH_REDIS_REST_TOKEN='shim-token'\n");
   });
 
+  it("Should escape a $ in a secret, which wrangler would otherwise expand as a variable", () => {
+    expect(secretsEnvFile({ ADMIN_TOKEN: "Zq8$Kp2m${HOME}\\$x" })).toBe("ADMIN_TOKEN='Zq8\\$Kp2m\\${HOME}\\\\$x'\n");
+  });
+
   it("Should refuse a secret with a line break, which an env file cannot hold", () => {
     expect(() => secretsEnvFile({ ADMIN_TOKEN: "a\nb" })).toThrow("ADMIN_TOKEN: a line break");
   });
@@ -31,5 +35,11 @@ describe("the variables npm start hands to the Worker", () => {
   it("Should refuse, before anything starts, a variable the Worker would refuse, naming it and its value", () => {
     expect(() => checkWorkerVars(workerVars({ RATE_LIMIT: "10 per second" }, stack))).toThrow('RATE_LIMIT: invalid rule "10 per second"');
     expect(() => checkWorkerVars(workerVars({ RATE_LIMIT: "10/1s" }, stack))).not.toThrow();
+  });
+
+  it("Should check the variables with wrangler.toml's [vars] under them, as the Worker gets both", () => {
+    const routes = JSON.stringify([{ pattern: "*/api/*", tiers: "free" }]);
+    expect(() => checkWorkerVars(workerVars({ ROUTES: routes }, stack))).toThrow("ROUTES[0].tiers");
+    expect(() => checkWorkerVars(workerVars({ ROUTES: routes }, stack), { TIERS: '{"free":"10/1m"}' })).not.toThrow();
   });
 });

@@ -5,6 +5,9 @@
  * the Worker will read them before anything starts, and the secrets go through a file only this
  * user can read, never on wrangler's command line, where `ps` shows them to every local user.
  */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "smol-toml";
 import { readSettings, VARIABLES } from "../../src/settings.ts";
 
 /** Every variable the Worker reads. */
@@ -32,13 +35,27 @@ export function workerVars(env: Record<string, string | undefined>, overrides: R
 
 /**
  * Throws the error the Worker would answer every request with (a `ConfigError` naming the
- * variable and the value), so that `npm start` stops before it says it is ready.
+ * variable and the value), so that `npm start` stops before it says it is ready. `fileVars` are
+ * wrangler.toml's `[vars]`, which the Worker gets under `vars` (`--var` wins).
  *
  * @example
  * checkWorkerVars({ RATE_LIMIT: "10 per second", … }); // throws 'RATE_LIMIT: invalid rule "10 per second" …'
  */
-export function checkWorkerVars(vars: Record<string, string>): void {
-  readSettings(vars);
+export function checkWorkerVars(vars: Record<string, string>, fileVars: Record<string, unknown> = {}): void {
+  readSettings({ ...fileVars, ...vars });
+}
+
+/**
+ * wrangler.toml's `[vars]` in `dir`, as `wrangler dev` reads them; none without the file.
+ *
+ * @example
+ * wranglerFileVars(process.cwd()); // { UPSTASH_REDIS_REST_URL: "http://127.0.0.1:8079", RATE_LIMIT: "100/60s", … }
+ */
+export function wranglerFileVars(dir: string): Record<string, unknown> {
+  const file = join(dir, "wrangler.toml");
+  if (!existsSync(file)) return {};
+  const vars = (parse(readFileSync(file, "utf8")) as { vars?: unknown }).vars;
+  return typeof vars === "object" && vars !== null ? (vars as Record<string, unknown>) : {};
 }
 
 /**
@@ -55,7 +72,8 @@ export function workerVarArgs(vars: Record<string, string>): string[] {
 /**
  * The secrets as an env file's text for `wrangler dev --env-file`, in dotenv's syntax: each value
  * between quotes it does not hold (single quotes or backticks, which dotenv takes literally; or
- * double quotes, where it expands `\n`, so only for a value without a backslash).
+ * double quotes, where it expands `\n`, so only for a value without a backslash), each `$`
+ * escaped.
  *
  * @example
  * secretsEnvFile({ ADMIN_TOKEN: "abc", RATE_LIMIT: "10/1s" }); // → "ADMIN_TOKEN='abc'\n"
@@ -64,10 +82,13 @@ export function secretsEnvFile(vars: Record<string, string>): string {
   let text = "";
   for (const [name, value] of Object.entries(vars)) {
     if (!SECRETS.has(name)) continue;
-    const quote = ["'", "`", '"'].find((mark) => !value.includes(mark) && !(mark === '"' && value.includes("\\")));
+    // wrangler expands `$NAME` and `${NAME}` in every value, quoted or not (dotenv-expand), and
+    // reads `\$` as `$`.
+    const escaped = value.replaceAll("$", "\\$");
+    const quote = ["'", "`", '"'].find((mark) => !escaped.includes(mark) && !(mark === '"' && escaped.includes("\\")));
     if (quote === undefined || /[\r\n]/.test(value))
       throw new Error(`${name}: a line break, or every kind of quote with a backslash, cannot be passed to wrangler dev`);
-    text += `${name}=${quote}${value}${quote}\n`;
+    text += `${name}=${quote}${escaped}${quote}\n`;
   }
   return text;
 }
