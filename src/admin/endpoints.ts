@@ -207,7 +207,9 @@ async function target(runtime: Runtime, query: URLSearchParams): Promise<{ route
   if (route instanceof Response) return route;
   // On a route keyed by one cookie or query value, `key=` is that value: hashed with its prefix.
   const source = route.identify.key;
-  const keyed = route.perRule?.sources.map((options) => options.key).find((key) => key.kind === "header") ?? source;
+  // On a route keyed by several headers, `key=` is read as Authorization when one of them is.
+  const headers = route.perRule?.sources.map((options) => options.key).filter((key) => key.kind === "header") ?? [];
+  const keyed = headers.find((key) => key.name === "authorization") ?? headers[0] ?? source;
   const client = await clientParam(runtime, query, !route.perRule && (source.kind === "cookie" || source.kind === "query") ? source.kind : "key", (raw) =>
     keyed.kind === "header" ? (headerValue(keyed.name, raw) ?? raw) : keyed.kind === "cookie" ? cookieValue(raw) : raw,
   );

@@ -36,17 +36,21 @@ export function readKeyPart(part: Exclude<KeyPart, { kind: "ip" }>, headers: Hea
  * A header's value as a key, or `undefined` when missing or empty. `Authorization` is the one
  * header read as its grammar says (RFC 9110 §11.4, `auth-scheme [ 1*SP credentials ]`): the
  * scheme is case-insensitive (§11.1) and the spaces after it are one separator, so `Bearer abc`,
- * `bearer abc` and `Bearer  abc` are one client, as the origin sees one. The credentials are kept
- * as sent (a token68 is case-sensitive). Every other header is kept as sent.
+ * `bearer abc` and `Bearer  abc` are one client, as the origin sees one. The scheme is written as
+ * most clients send it (`Bearer`, `Basic`: first letter upper case), so that the common spelling
+ * hashes as it did before this reading, and entries stored for it still apply. The credentials
+ * are kept as sent (a token68 is case-sensitive). Every other header is kept as sent.
  *
  * @example
- * headerValue("authorization", "BEARER  abc"); // "bearer abc"
+ * headerValue("authorization", "BEARER  abc"); // "Bearer abc"
  */
 export function headerValue(name: string, value: string | null): string | undefined {
   if (!value) return undefined;
   if (name !== "authorization") return value;
   const scheme = AUTH_SCHEME.exec(value);
-  return scheme ? `${scheme[1]!.toLowerCase()} ${value.slice(scheme[0].length)}` : value;
+  if (!scheme) return value;
+  const word = scheme[1]!;
+  return `${word[0]!.toUpperCase()}${word.slice(1).toLowerCase()} ${value.slice(scheme[0].length)}`;
 }
 
 /** An auth-scheme (a token, RFC 9110 §11.1) and the one or more spaces that end it. */
