@@ -100,6 +100,11 @@ export interface RefusedClient {
  * KEYS and ARGV are strings; the reply is whatever the script returned.
  */
 export interface ScriptRunner {
+  /**
+   * Rejects with Redis's reply as the message when the script is unknown (`NOSCRIPT …`, as
+   * ioredis's ReplyError has it), or a `RedisRestError` of kind `reply`: only then does the
+   * limiter send EVAL (src/limiter/run-script.ts).
+   */
   evalsha(sha1: string, keys: string[], args: string[]): Promise<unknown>;
   /**
    * @param startedAt when the EVALSHA this EVAL follows was sent (`Date.now()`): a runner with a
