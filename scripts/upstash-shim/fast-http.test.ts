@@ -26,7 +26,7 @@ function exchange(...parts: string[]): Promise<string> {
   return talk(parts, false);
 }
 
-function talk(parts: string[], halfClose: boolean, url = shim.url): Promise<string> {
+function talk(parts: string[], halfClose: boolean, url = shim.url, pauseMs = 5): Promise<string> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
@@ -37,7 +37,7 @@ function talk(parts: string[], halfClose: boolean, url = shim.url): Promise<stri
     socket.once("connect", async () => {
       for (const part of parts) {
         socket.write(part);
-        await new Promise((settle) => setTimeout(settle, 5));
+        await new Promise((settle) => setTimeout(settle, pauseMs));
       }
       if (halfClose) socket.end();
     });
@@ -162,6 +162,19 @@ describe("the shim's own HTTP reader", () => {
   it("Should ignore an empty line after a request when the client then ends its side (RFC 9112 §2.2)", async () => {
     const text = await talk([`${post("/", '["ECHO","crlf"]')}\r\n`], true);
     expect(answers(text)).toEqual([{ status: 200, body: '{"result":"crlf"}' }]);
+  });
+
+  it("Should ignore an empty line before a request on a kept-alive connection, with no 408 for it", async () => {
+    const slow = await startShim({ redisUrl: inject("redisUrl"), token: TOKEN, port: 0, requestTimeoutMs: 300 });
+    try {
+      const text = await talk([`${post("/", '["ECHO","a"]')}\r\n`, "", "", post("/", '["ECHO","b"]', CLOSE)], false, slow.url, 200);
+      expect(answers(text)).toEqual([
+        { status: 200, body: '{"result":"a"}' },
+        { status: 200, body: '{"result":"b"}' },
+      ]);
+    } finally {
+      await slow.close();
+    }
   });
 
   it("Should answer a request handed to node:http whose client ends its side before the answer is ready", async () => {

@@ -38,7 +38,8 @@ const CRLFCRLF = Buffer.from("\r\n\r\n");
 /** A head's end with bare LFs: node:http answers it 400 where this reader would wait for a CRLF. */
 const LF_LF = Buffer.from("\n\n");
 const LF_CRLF = Buffer.from("\n\r\n");
-const BLANK_LINES = /^[\r\n]*$/;
+const CR = 0x0d;
+const LF = 0x0a;
 
 /**
  * Serves one accepted connection.
@@ -143,11 +144,8 @@ export function serveConnection(socket: Socket, options: FastHttpOptions): void 
   const pump = () => {
     serveBuffered();
     if (!ended || busy || done || draining) return;
-    // A request cut off by the client's end can never complete: node:http answers it 400. Empty
-    // lines between requests are no request (RFC 9112 §2.2).
-    if (waiting || (buffered > 0 && !BLANK_LINES.test(take().toString("latin1")))) {
-      return answer(handler.failure(new RequestError(400, "ERR the connection ended inside a request")), true);
-    }
+    // A request cut off by the client's end can never complete: node:http answers it 400.
+    if (waiting || buffered > 0) return answer(handler.failure(new RequestError(400, "ERR the connection ended inside a request")), true);
     done = true;
     socket.end();
   };
@@ -177,6 +175,13 @@ export function serveConnection(socket: Socket, options: FastHttpOptions): void 
         consume(buffer, bodyEnd);
         run(route, body, close);
         return;
+      }
+      // RFC 9112 §2.2: empty lines before a request-line are no request (nor a stalled one).
+      let blank = 0;
+      while (blank < buffer.length && (buffer[blank] === CR || buffer[blank] === LF)) blank++;
+      if (blank > 0) {
+        consume(buffer, blank);
+        continue;
       }
       const headEnd = buffer.indexOf(CRLFCRLF);
       if (headEnd === -1 && (buffer.indexOf(LF_LF) !== -1 || buffer.indexOf(LF_CRLF) !== -1)) return handOver();
