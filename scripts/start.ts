@@ -2,7 +2,7 @@
  * @module `npm start`: the whole stack on one machine. Starts `redis-server` (unless RATEWALL_REDIS_URL
  * names a Redis to use instead: not REDIS_URL, which the shell may hold for something else),
  * the Upstash REST shim on a free port with a random token, a demo origin (unless ORIGIN_URL) and
- * `wrangler dev` (on PORT, default 8787), wires them together, and on Ctrl-C or SIGTERM stops every
+ * `wrangler dev` (on PORT, default 8787), wires them together, and on Ctrl-C, SIGTERM or SIGHUP stops every
  * child it started. Every Worker variable set in this environment (RATE_LIMIT, ROUTES, MODE, …) is
  * passed on to the Worker. The admin API is always on: with ADMIN_TOKEN (at least 32 characters),
  * else with a random token printed once the Worker is ready, for `npm run admin`.
@@ -41,8 +41,9 @@ async function main() {
     for (const stopOne of stops.reverse()) await stopOne().catch((error) => console.error(error));
     process.exit(code);
   };
-  process.on("SIGINT", () => void stop(0));
-  process.on("SIGTERM", () => void stop(0));
+  // SIGHUP: the terminal closed (an ssh session dropped); left running, the stack would forward
+  // every request unlimited once the shim is gone.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void stop(0));
 
   try {
     // First: a port, a token or a variable the Worker would refuse must stop us before anything
