@@ -84,6 +84,7 @@ export async function forwardToOrigin(request: Request, options: ForwardOptions)
     const response = await (options.fetch ?? fetch)(outgoing);
     const answer = new Response(response.body, response);
     answerHeaders(answer.headers);
+    if (options.origin && response.status >= 300 && response.status < 400) publicLocation(answer.headers, url, originBase(options.origin));
     return answer;
   } catch (error) {
     throw new OriginError(controller.signal.aborted ? "timeout" : "network", targetOrigin, { cause: error });
@@ -144,6 +145,28 @@ function originBase(origin: string): URL {
     if (originBases.size < MAX_CACHED_ORIGINS) originBases.set(origin, base);
   }
   return base;
+}
+
+/**
+ * A redirect to the origin itself, pointed at where the client sent the request, as a reverse
+ * proxy does (nginx's `proxy_redirect default`): the origin's host, or its path under the origin's
+ * path prefix, means nothing to the client, and an absolute one would send it past the limiter,
+ * straight to the origin. A redirect elsewhere, or a relative one without a leading `/`, is left
+ * as it is.
+ */
+function publicLocation(headers: Headers, url: UrlParts, base: URL): void {
+  const location = headers.get("location");
+  if (!location || !(location.startsWith("/") || /^https?:/i.test(location)) || location.startsWith("//")) return;
+  let resolved: URL;
+  try {
+    resolved = new URL(location, base);
+  } catch {
+    return;
+  }
+  const prefix = base.pathname.replace(/\/$/, "");
+  if (resolved.origin !== base.origin || (prefix && resolved.pathname !== prefix && !resolved.pathname.startsWith(`${prefix}/`))) return;
+  const path = `${resolved.pathname.slice(prefix.length) || "/"}${resolved.search}${resolved.hash}`;
+  headers.set("location", location.startsWith("/") ? path : `${url.origin}${path}`);
 }
 
 /** Edits a copy of the client's headers into the origin's; `url` is the request's own. */

@@ -66,6 +66,20 @@ describe("the Worker, end to end", () => {
     expect(res.headers.get("set-cookie")).toBe("session=abc; Path=/; HttpOnly");
   });
 
+  it("Should point the origin's redirect to itself at the address the client used, under the origin's path prefix too", async () => {
+    const redirect = (path: string, location: string) => JSON.stringify({ path, status: 302, headers: { location } });
+    const plain = testApp();
+    const absolute = await plain.get("/old", uniqueIpv4(), { "x-origin-answer": redirect("/old", `${env.ORIGIN_URL}/new?x=1`) });
+    expect(absolute.headers.get("location")).toBe("https://example.com/new?x=1");
+    const elsewhere = await plain.get("/old", uniqueIpv4(), { "x-origin-answer": redirect("/old", "https://login.example.net/sso") });
+    expect(elsewhere.headers.get("location")).toBe("https://login.example.net/sso");
+    const prefixed = testApp({ ORIGIN_URL: `${env.ORIGIN_URL}/pre` });
+    const underPrefix = await prefixed.get("/old", uniqueIpv4(), { "x-origin-answer": redirect("/pre/old", "/pre/new") });
+    expect(underPrefix.headers.get("location")).toBe("/new");
+    const absoluteUnderPrefix = await prefixed.get("/old", uniqueIpv4(), { "x-origin-answer": redirect("/pre/old", `${env.ORIGIN_URL}/pre/new#top`) });
+    expect(absoluteUnderPrefix.headers.get("location")).toBe("https://example.com/new#top");
+  });
+
   it.each([
     ["GET", "x=1"],
     ["HEAD", ""],
