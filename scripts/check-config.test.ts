@@ -12,7 +12,7 @@ const LOCAL_URL_WARNING =
 
 describe("check-config", () => {
   it("Should warn, and still pass, a Redis URL on this machine or a private network, which a deployed Worker cannot reach", () => {
-    for (const host of ["127.0.0.1:8079", "localhost", "10.1.2.3", "192.168.0.9:80", "[::1]:8079"]) {
+    for (const host of ["127.0.0.1:8079", "localhost", "localhost.:8079", "10.1.2.3", "192.168.0.9:80", "[::1]:8079", "[::ffff:127.0.0.1]:8079"]) {
       const result = checkConfigText(`[vars]\nUPSTASH_REDIS_REST_URL = "http://${host}"`, "wrangler.toml");
       expect(result.code).toBe(0);
       expect(result.output).toContain("wrangler.toml: warning: [vars] UPSTASH_REDIS_REST_URL points at");

@@ -42,11 +42,19 @@ export function deployWarnings(config: Record<string, unknown>): string[] {
   for (const [name, env] of Object.entries((config.env ?? {}) as Record<string, { vars?: unknown }>)) sets.push([`[env.${name}.vars]`, env?.vars]);
   return sets.flatMap(([where, vars]) => {
     const url = (vars as Record<string, unknown> | undefined)?.UPSTASH_REDIS_REST_URL;
-    const host = typeof url === "string" && URL.canParse(url) ? new URL(url).hostname : "";
+    const host = localForm(typeof url === "string" && URL.canParse(url) ? new URL(url).hostname : "");
     if (!LOCAL_HOST.test(host)) return [];
     const reach = /^(localhost|.*\.localhost|127\.|0\.|\[::1\])/.test(host) ? "only this machine reaches" : "only its private network reaches";
     return [`${where} UPSTASH_REDIS_REST_URL points at ${host}, which ${reach}: set your database's URL before \`wrangler deploy\``];
   });
+}
+
+/** A host as {@link LOCAL_HOST} reads it: without a trailing dot, an IPv4-mapped IPv6 address as its IPv4 one. */
+function localForm(host: string): string {
+  const mapped = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/i.exec(host);
+  if (!mapped) return host.replace(/\.$/, "");
+  const [high, low] = [Number.parseInt(mapped[1]!, 16), Number.parseInt(mapped[2]!, 16)];
+  return [high >> 8, high & 255, low >> 8, low & 255].join(".");
 }
 
 function checkVars(where: string, vars: unknown): void {
