@@ -112,6 +112,9 @@ describe("Redis killed under load and started again on the same port", () => {
     await sleep(1000);
     const killedAt = performance.now() - t0;
     process.kill(redis.pid, "SIGKILL");
+    // The kill is the fault; stop() then only reaps it and removes its directory, which the
+    // restarted server below would otherwise leave behind in the temp dir on every run.
+    await redis.stop();
     await sleep(2000);
     const restartedAt = performance.now() - t0;
     redis = await startRedisServer({ port: redisPort });
