@@ -81,11 +81,14 @@ export function adminApi(runtimes: Runtimes): MiddlewareHandler {
           .map((name) => ADMIN_PREFIX + name)
           .join(", ")}).`,
       );
-    const endpoint = methods[c.req.method];
-    const allowed = Object.keys(methods).join(", ");
+    // HEAD is GET without the content, wherever GET is answered (RFC 9110 §9.3.2).
+    const head = c.req.method === "HEAD" && methods.GET !== undefined;
+    const endpoint = head ? methods.GET : methods[c.req.method];
+    const allowed = [...Object.keys(methods), ...(methods.GET ? ["HEAD"] : [])].join(", ");
     if (!endpoint) return problemJson(405, `${path} takes ${allowed}, not ${c.req.method}.`, [["Allow", allowed]]);
     try {
-      return await endpoint(runtime, url.searchParams);
+      const answer = await endpoint(runtime, url.searchParams);
+      return head ? new Response(null, answer) : answer;
     } catch (error) {
       // Only a failed Redis call is Redis's fault: anything else is a bug, answered 500 rather
       // than sending the operator to look at Redis.

@@ -128,6 +128,14 @@ describe("the admin API: status", () => {
     expect((await t.admin("deny?client=192.0.2.7", { method: "PUT" })).headers.get("allow")).toBe("POST, DELETE");
     expect((await t.admin("stats")).status).toBe(404);
   });
+
+  it("Should answer HEAD wherever it answers GET, as RFC 9110 §9.3.2 asks, and list HEAD in Allow", async () => {
+    const t = adminApp();
+    const head = await t.admin("status?client=192.0.2.7", { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toBe("application/json");
+    expect((await t.admin("status?client=192.0.2.7", { method: "POST" })).headers.get("allow")).toBe("GET, HEAD");
+  });
 });
 
 describe("the admin API: failures", () => {
