@@ -156,7 +156,7 @@ function originBase(origin: string): URL {
  */
 function publicLocation(headers: Headers, url: UrlParts, base: URL): void {
   const location = headers.get("location");
-  if (!location || !(location.startsWith("/") || /^https?:/i.test(location)) || location.startsWith("//")) return;
+  if (!location || !(location.startsWith("/") || /^https?:/i.test(location))) return;
   let resolved: URL;
   try {
     resolved = new URL(location, base);
@@ -166,6 +166,7 @@ function publicLocation(headers: Headers, url: UrlParts, base: URL): void {
   const prefix = base.pathname.replace(/\/$/, "");
   if (resolved.origin !== base.origin || (prefix && resolved.pathname !== prefix && !resolved.pathname.startsWith(`${prefix}/`))) return;
   const path = `${resolved.pathname.slice(prefix.length) || "/"}${resolved.search}${resolved.hash}`;
+  // An absolute-path or scheme-relative reference stays relative: the client resolves it against its own URL.
   headers.set("location", location.startsWith("/") ? path : `${url.origin}${path}`);
 }
 

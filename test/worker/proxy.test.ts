@@ -78,6 +78,10 @@ describe("the Worker, end to end", () => {
     expect(underPrefix.headers.get("location")).toBe("/new");
     const absoluteUnderPrefix = await prefixed.get("/old", uniqueIpv4(), { "x-origin-answer": redirect("/pre/old", `${env.ORIGIN_URL}/pre/new#top`) });
     expect(absoluteUnderPrefix.headers.get("location")).toBe("https://example.com/new#top");
+    const schemeRelative = await prefixed.get("/old", uniqueIpv4(), {
+      "x-origin-answer": redirect("/pre/old", `${String(env.ORIGIN_URL).replace(/^https?:/, "")}/pre/new`),
+    });
+    expect(schemeRelative.headers.get("location")).toBe("/new");
   });
 
   it.each([
