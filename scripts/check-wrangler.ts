@@ -5,6 +5,7 @@
  * (a typo would otherwise be silently ignored) and no token in plain text.
  */
 import { ConfigError } from "../src/errors.ts";
+import { clientIp } from "../src/keys/ip.ts";
 import { readSettings, VARIABLES, type Vars } from "../src/settings.ts";
 
 /** Stands in for the secret, which lives in `wrangler secret`, not in the file. */
@@ -25,9 +26,10 @@ export function checkWranglerConfig(config: Record<string, unknown>): string[] {
   return sets.map(([where]) => where);
 }
 
-/** Loopback, private and link-local hosts (RFC 1918, RFC 4193, RFC 3927): no deployed Worker reaches them. */
-const LOCAL_HOST =
-  /^(localhost|.*\.localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+|172\.(1[6-9]|2\d|3[01])\.\d+\.\d+|169\.254\.\d+\.\d+|\[(::1?|f[cd][0-9a-f]*:.*|fe[89ab][0-9a-f]*:.*)\])$/i;
+/** Hosts only this machine reaches, as {@link localForm} writes them. */
+const LOOPBACK = /^(localhost|.*\.localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|::1?\/128)$/i;
+/** Private and link-local hosts (RFC 1918, RFC 3927, RFC 4193, RFC 4291 §2.5.6): only their network reaches them. */
+const PRIVATE = /^(10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+|172\.(1[6-9]|2\d|3[01])\.\d+\.\d+|169\.254\.\d+\.\d+|f[cd][0-9a-f]*:.*|fe[89ab][0-9a-f]*:.*)$/i;
 
 /**
  * What a valid file may still get wrong for a deploy: a Redis URL that only this machine or its
@@ -42,19 +44,21 @@ export function deployWarnings(config: Record<string, unknown>): string[] {
   for (const [name, env] of Object.entries((config.env ?? {}) as Record<string, { vars?: unknown }>)) sets.push([`[env.${name}.vars]`, env?.vars]);
   return sets.flatMap(([where, vars]) => {
     const url = (vars as Record<string, unknown> | undefined)?.UPSTASH_REDIS_REST_URL;
-    const host = localForm(typeof url === "string" && URL.canParse(url) ? new URL(url).hostname : "");
-    if (!LOCAL_HOST.test(host)) return [];
-    const reach = /^(localhost|.*\.localhost|127\.|0\.|\[::1\])/.test(host) ? "only this machine reaches" : "only its private network reaches";
-    return [`${where} UPSTASH_REDIS_REST_URL points at ${host}, which ${reach}: set your database's URL before \`wrangler deploy\``];
+    const hostname = typeof url === "string" && URL.canParse(url) ? new URL(url).hostname : "";
+    const host = localForm(hostname);
+    const reach = LOOPBACK.test(host) ? "only this machine reaches" : PRIVATE.test(host) ? "only its private network reaches" : undefined;
+    if (reach === undefined) return [];
+    return [`${where} UPSTASH_REDIS_REST_URL points at ${hostname}, which ${reach}: set your database's URL before \`wrangler deploy\``];
   });
 }
 
-/** A host as {@link LOCAL_HOST} reads it: without a trailing dot, an IPv4-mapped IPv6 address as its IPv4 one. */
-function localForm(host: string): string {
-  const mapped = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/i.exec(host);
-  if (!mapped) return host.replace(/\.$/, "");
-  const [high, low] = [Number.parseInt(mapped[1]!, 16), Number.parseInt(mapped[2]!, 16)];
-  return [high >> 8, high & 255, low >> 8, low & 255].join(".");
+/**
+ * A host as the patterns above read it: without a trailing dot; an IP address in the form the
+ * limiter gives it (src/keys/ip.ts: an IPv4-mapped IPv6 address as its IPv4 one, IPv6 as a /128).
+ */
+function localForm(hostname: string): string {
+  const host = hostname.replace(/\.$/, "");
+  return clientIp(host.replace(/^\[(.*)\]$/, "$1"), 128) ?? host;
 }
 
 function checkVars(where: string, vars: unknown): void {
