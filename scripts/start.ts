@@ -51,13 +51,14 @@ async function main() {
     const port = workerPort();
     const admin = localAdminToken(process.env);
     const stackToken = randomBytes(16).toString("hex");
+    // What the stack will set, with stand-ins for the URLs of what is not started yet.
     const planned = {
       UPSTASH_REDIS_REST_URL: "http://127.0.0.1:1",
       UPSTASH_REDIS_REST_TOKEN: stackToken,
-      ORIGIN_URL: "http://127.0.0.1:1",
+      ORIGIN_URL: process.env.ORIGIN_URL || "http://127.0.0.1:1",
       ADMIN_TOKEN: admin.token,
     };
-    checkWorkerVars(workerVars(process.env, { ...planned, ...(process.env.ORIGIN_URL ? { ORIGIN_URL: process.env.ORIGIN_URL } : {}) }), wranglerFileVars(ROOT));
+    checkWorkerVars(workerVars(process.env, planned), wranglerFileVars(ROOT));
     const redis = process.env.RATEWALL_REDIS_URL ? undefined : await startRedisServer();
     if (redis) stops.push(redis.stop);
     const redisUrl = process.env.RATEWALL_REDIS_URL ?? redis!.url;
