@@ -7,7 +7,7 @@ import { problemJson } from "../answers.ts";
 import { blockKey } from "../block-cache.ts";
 import { formatKeySource } from "../config/key-source.ts";
 import { clientPrefixOf } from "../keys/identify.ts";
-import { cookieValue, headerValue } from "../keys/sources.ts";
+import { asKeyValue } from "../keys/sources.ts";
 import { parseIp } from "../keys/ip.ts";
 import { countsClient } from "../keys/rule-sources.ts";
 import type { ListKind } from "../limiter/index.ts";
@@ -211,7 +211,7 @@ async function target(runtime: Runtime, query: URLSearchParams): Promise<{ route
   const headers = route.perRule?.sources.map((options) => options.key).filter((key) => key.kind === "header") ?? [];
   const keyed = headers.find((key) => key.name === "authorization") ?? headers[0] ?? source;
   const client = await clientParam(runtime, query, !route.perRule && (source.kind === "cookie" || source.kind === "query") ? source.kind : "key", (raw) =>
-    keyed.kind === "header" ? (headerValue(keyed.name, raw) ?? raw) : keyed.kind === "cookie" ? cookieValue(raw) : raw,
+    asKeyValue(keyed, raw),
   );
   if (client instanceof Response) return client;
   if (!route.perRule) {

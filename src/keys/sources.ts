@@ -5,7 +5,7 @@
  * a cookie unquoted and percent-decoded as cookie libraries do, a query parameter as the URL
  * decodes it (and none when it is given more than once).
  */
-import type { KeyPart } from "../config/types.ts";
+import type { KeyPart, KeySource } from "../config/types.ts";
 
 /** What a request offers beyond its headers: its URL and Cloudflare's `request.cf` fields. */
 export interface RequestFacts {
@@ -33,6 +33,19 @@ export function readKeyPart(part: Exclude<KeyPart, { kind: "ip" }>, headers: Hea
 }
 
 /**
+ * A raw value, given by an operator for a client of `source` (the admin API's `key=`), read as
+ * a request's value of that source is: an Authorization header's scheme, a cookie's quotes and
+ * escapes (below). A query or `cf` value, and a composite's, are taken as given.
+ *
+ * @example
+ * asKeyValue({ kind: "cookie", name: "sid" }, '"%61bc"'); // "abc"
+ */
+export function asKeyValue(source: KeySource, raw: string): string {
+  if (source.kind === "header") return headerValue(source.name, raw) ?? raw;
+  return source.kind === "cookie" ? cookieValue(raw) : raw;
+}
+
+/**
  * A header's value as a key, or `undefined` when missing or empty. `Authorization` is the one
  * header read as its grammar says (RFC 9110 §11.4, `auth-scheme [ 1*SP credentials ]`): the
  * scheme is case-insensitive (§11.1) and the spaces after it are one separator, so `Bearer abc`,
@@ -44,7 +57,7 @@ export function readKeyPart(part: Exclude<KeyPart, { kind: "ip" }>, headers: Hea
  * @example
  * headerValue("authorization", "BEARER  abc"); // "Bearer abc"
  */
-export function headerValue(name: string, value: string | null): string | undefined {
+function headerValue(name: string, value: string | null): string | undefined {
   if (!value) return undefined;
   if (name !== "authorization") return value;
   const scheme = AUTH_SCHEME.exec(value);
@@ -101,7 +114,7 @@ function pairValue(pair: string, name: string): string | undefined {
  * @example
  * cookieValue('"%61bc"'); // "abc"
  */
-export function cookieValue(raw: string): string {
+function cookieValue(raw: string): string {
   const value = raw.length >= 2 && raw.charCodeAt(0) === 0x22 && raw.charCodeAt(raw.length - 1) === 0x22 ? raw.slice(1, -1) : raw;
   if (!value.includes("%")) return value;
   try {
