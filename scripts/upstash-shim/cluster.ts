@@ -4,6 +4,7 @@
  * the keyless commands whose meaning is the whole database (SCRIPT LOAD, DBSIZE, KEYS, SCAN,
  * FLUSHDB…) reach every master, their replies combined into the one a single Redis would give.
  */
+import { once } from "node:events";
 import { Command as IoCommand, type Cluster, type Redis } from "ioredis";
 import type { Arg, Command, Reply } from "./protocol.ts";
 import type { Outcome } from "./redis.ts";
@@ -151,6 +152,30 @@ function everyMaster(cluster: Cluster): Redis[] {
     }
   }
   return [...connected.values()];
+}
+
+/** How long a transaction waits for its master's first connection before it answers 503. */
+const NODE_READY_MS = 5_000;
+
+/**
+ * The master of `slot` (any master for a keyless transaction), once its connection is ready. A
+ * transaction must not start on a connection still in its handshake: ioredis then writes the
+ * commands Redis allows while loading (MULTI, EXEC) at once and queues the others until ready
+ * (ioredis Redis.sendCommand, `writable`), so EXEC would answer `[]` and the commands would run
+ * after it, outside the transaction.
+ */
+export async function readyMaster(cluster: Cluster, slot: number | undefined): Promise<Redis> {
+  const owner = slot === undefined ? undefined : cluster.slots[slot]?.[0];
+  const node = cluster.nodes("master").find((master) => owner === undefined || nodeName(master) === owner);
+  if (!node) throw new RedisUnavailableError(`no connected master serves slot ${slot}`);
+  if (node.status === "ready") return node;
+  if (node.status === "wait") node.connect().catch(() => {}); // Its failure is the wait's below.
+  try {
+    await once(node, "ready", { signal: AbortSignal.timeout(NODE_READY_MS) });
+  } catch (error) {
+    throw new RedisUnavailableError(error);
+  }
+  return node;
 }
 
 function nodeName(node: Redis): string {

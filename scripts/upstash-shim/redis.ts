@@ -8,7 +8,7 @@
  * (§11.5: a replay could count one request twice).
  */
 import { Cluster, Command as IoCommand, Redis, ReplyError } from "ioredis";
-import { clusterSender, CROSSSLOT, runPipelineOnCluster, type Send, transactionSlot, wholeDatabaseInTransaction } from "./cluster.ts";
+import { clusterSender, CROSSSLOT, readyMaster, runPipelineOnCluster, type Send, transactionSlot, wholeDatabaseInTransaction } from "./cluster.ts";
 import type { Command, Reply } from "./protocol.ts";
 import { RedisConnection, RedisUnavailableError } from "./redis-connection.ts";
 
@@ -168,10 +168,12 @@ function connectCluster(redisUrl: string, subscriber: () => Redis): RedisLink {
       if (slot === CROSSSLOT) throw new TransactionDiscardedError(CROSSSLOT);
       const wholeDatabase = wholeDatabaseInTransaction(commands);
       if (wholeDatabase) throw new TransactionDiscardedError(wholeDatabase);
-      // ioredis's own cluster pipelines do this: one { slot } target pins every command to one connection.
-      const target = { slot };
+      // Every command on the one connection of the slot's master, written in one go once it is ready.
       return execOutcome(
-        await whenReady(() => Promise.all(inMulti(commands).map((command) => send(command, (io) => cluster.sendCommand(io, undefined, target))))),
+        await whenReady(async () => {
+          const master = await readyMaster(cluster, slot);
+          return Promise.all(inMulti(commands).map((command) => send(command, (io) => master.sendCommand(io))));
+        }),
       );
     },
     subscriber,

@@ -1,8 +1,9 @@
 import { Redis as Upstash } from "@upstash/redis";
-import { Redis } from "ioredis";
+import { once } from "node:events";
+import { Cluster, Command as IoCommand, Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedisCluster, type RedisCluster } from "../../../scripts/local/redis-cluster.ts";
-import { keySlot } from "../../../scripts/upstash-shim/cluster.ts";
+import { keySlot, readyMaster } from "../../../scripts/upstash-shim/cluster.ts";
 import { startShim } from "../../../scripts/upstash-shim/index.ts";
 import { algorithmNames, createClientEntries } from "../../../src/limiter/index.ts";
 import type { Rule } from "../../../src/limiter/types.ts";
@@ -147,6 +148,28 @@ describe("the shim's answers on a Redis Cluster", () => {
       status: 200,
       body: [{ result: "OK" }, { result: 2 }, { result: null }],
     });
+  });
+
+  it("Should keep a transaction whole when its master's connection is still in its handshake", async () => {
+    const seed = new URL(cluster!.seedUrl);
+    const client = new Cluster([{ host: seed.hostname, port: Number(seed.port) }], { lazyConnect: true });
+    try {
+      await client.connect();
+      // A master ioredis has not connected yet: connecting, it answers the ready check last.
+      const node = client.nodes("master").find((master) => master.status === "wait")!;
+      const owner = `${node.options.host}:${node.options.port}`;
+      const slot = client.slots.findIndex((nodes) => nodes?.[0] === owner);
+      let i = 0;
+      while (keySlot(`hs-${i}`) !== slot) i++;
+      void node.connect().catch(() => {});
+      await once(node, "connect");
+      const master = await readyMaster(client, slot);
+      const send = (name: string, ...args: string[]) => master.sendCommand(new IoCommand(name, args));
+      const replies = await Promise.all([send("MULTI"), send("SET", `hs-${i}`, "1"), send("INCR", `hs-${i}`), send("EXEC")]);
+      expect(String(replies.at(-1))).toBe("OK,2");
+    } finally {
+      client.disconnect();
+    }
   });
 
   it("Should run a transaction on any master's slots from the first request, not only once a MOVED taught it the owner", async () => {
