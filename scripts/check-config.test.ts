@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkConfigText } from "./check-config.ts";
 
@@ -42,5 +43,26 @@ describe("check-config", () => {
     const bad = join("test/fixtures/config", "unknown-algorithm.toml");
     expect(run(bad).code).toBe(1);
     expect(run(bad).out).toContain('RATE_LIMIT_ALGORITHM: unknown algorithm "leaky"');
+  }, 30_000);
+
+  it("Should still check the file when the script is reached through a symlink, not exit 0 having run nothing", () => {
+    const linked = mkdtempSync(join(tmpdir(), "ratewall-check-link-"));
+    try {
+      symlinkSync(resolve("scripts"), join(linked, "scripts"));
+      const script = join(linked, "scripts/check-config.ts");
+      const bad = resolve("test/fixtures/config/unknown-algorithm.toml");
+      const failed = (() => {
+        try {
+          execFileSync(process.execPath, ["--import", "tsx", script, bad], { encoding: "utf8", stdio: "pipe" });
+          return { code: 0, out: "" };
+        } catch (error) {
+          return { code: (error as { status: number }).status, out: (error as { stderr: string }).stderr };
+        }
+      })();
+      expect(failed.code).toBe(1);
+      expect(failed.out).toContain('RATE_LIMIT_ALGORITHM: unknown algorithm "leaky"');
+    } finally {
+      rmSync(linked, { recursive: true, force: true });
+    }
   }, 30_000);
 });

@@ -4,7 +4,7 @@
  * warning for a Redis URL no deployed Worker reaches) and exits 0, or prints the error (variable,
  * path, bad value) and exits 1.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { parse } from "smol-toml";
 import { checkWranglerConfig, deployWarnings } from "./check-wrangler.ts";
@@ -27,7 +27,9 @@ export function checkConfigText(text: string, file: string): { code: number; out
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+// Node resolves symlinks in the module's own URL, not in argv: compare real paths, or a project
+// reached through a symlink would run nothing and exit 0, a check that silently passes.
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
   const file = process.argv[2] ?? "wrangler.toml";
   let text: string;
   try {
