@@ -29,18 +29,18 @@ export interface WorkerBuild {
 }
 
 /**
- * Runs `wrangler deploy --dry-run --outdir <outdir>` in the repository and sizes the modules it
- * wrote (`.js`, `.mjs`, `.wasm`; the source maps are not uploaded). Rejects with wrangler's
- * output when the build fails.
+ * Runs `wrangler deploy --dry-run --outdir <outdir>` in `project` (the repository by default) and
+ * sizes the modules it wrote (`.js`, `.mjs`, `.wasm`; the source maps are not uploaded). Rejects
+ * with wrangler's output when the build fails, its `[build]` check of wrangler.toml included.
  *
  * @example
  * const { gzipBytes } = await buildWorker(await mkdtemp(join(tmpdir(), "ratewall-build-")));
  */
-export async function buildWorker(outdir: string): Promise<WorkerBuild> {
+export async function buildWorker(outdir: string, project = root): Promise<WorkerBuild> {
   const wrangler = join(root, "node_modules/wrangler/bin/wrangler.js");
   // No telemetry: the build must work offline.
   const env = { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" };
-  await run(process.execPath, [wrangler, "deploy", "--dry-run", "--outdir", outdir], { cwd: root, env, maxBuffer: 16 << 20 });
+  await run(process.execPath, [wrangler, "deploy", "--dry-run", "--outdir", outdir], { cwd: project, env, maxBuffer: 16 << 20 });
   const paths = (await readdir(outdir, { recursive: true })).filter((path) => /\.(m?js|wasm)$/.test(path)).sort();
   const files = await Promise.all(
     paths.map(async (path) => {
