@@ -40,6 +40,37 @@ export const VARIABLES = [
 /** The variables as the Worker's `env` holds them (strings, or structured values from `[vars]`). */
 export type Vars = Partial<Record<(typeof VARIABLES)[number], unknown>>;
 
+/**
+ * Refuses a name in `vars` that is one of {@link VARIABLES} misspelled (in another case, or, for
+ * names of 6 letters or more, one edit away): given to the middleware, it would be ignored and its
+ * default used. Other names pass, since an app may hand over its whole environment, bindings
+ * such as `RATE_LIMITER` included.
+ *
+ * @example
+ * refuseMisspelt({ RATE_LIMT: "5/1m" }, "vars"); // throws: vars: unknown variable "RATE_LIMT" (did you mean RATE_LIMIT?)
+ */
+export function refuseMisspelt(vars: object, source: string): void {
+  const known = new Set<string>(VARIABLES);
+  for (const name of Object.keys(vars)) {
+    if (known.has(name)) continue;
+    const meant = VARIABLES.find((variable) => editsApart(name.toUpperCase(), variable) <= (variable.length < 6 ? 0 : 1));
+    if (meant) throw new ConfigError(source, "", `unknown variable ${JSON.stringify(name)} (did you mean ${meant}?)`);
+  }
+}
+
+/** Levenshtein distance: the fewest insertions, deletions and substitutions from `a` to `b`. */
+function editsApart(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = row;
+  }
+  return previous[b.length]!;
+}
+
 /** {@link DEFAULTS}' `REDIS_TIMEOUT_MS`, as a number: the middleware's and the CLIs' default too. */
 export const DEFAULT_REDIS_TIMEOUT_MS = Number(DEFAULTS.REDIS_TIMEOUT_MS);
 

@@ -144,6 +144,16 @@ describe("rateLimit middleware", () => {
     // Without vars nothing else is built before the first request: the option still fails now.
     expect(() => rateLimit({ blockCacheSize: -1 })).toThrow("blockCacheSize: expected an integer >= 1, got -1");
   });
+
+  it("Should refuse a misspelled variable in its vars instead of running on the default it stands for", () => {
+    // Typed callers get TypeScript's excess-property error; these are what a JavaScript caller sees.
+    const misspelt = (extra: Record<string, unknown>) => () => rateLimit({ vars: { ...vars, ...extra } as never });
+    expect(misspelt({ RATE_LIMT: "5/1m" })).toThrow('vars: unknown variable "RATE_LIMT" (did you mean RATE_LIMIT?)');
+    expect(misspelt({ rate_limit_algorithm: "token-bucket" })).toThrow('vars: unknown variable "rate_limit_algorithm" (did you mean RATE_LIMIT_ALGORITHM?)');
+    expect(misspelt({ FAILURE_MOD: "closed" })).toThrow("(did you mean FAILURE_MODE?)");
+    // Names nothing like ratewall's (an app passing its whole process.env) are not its business.
+    expect(misspelt({ HOME: "/root", NODE: "20", NODE_ENV: "production", PATH: "/usr/bin", RATE_LIMITER: {} })).not.toThrow();
+  });
 });
 
 describe("rateLimit middleware: decision events and logs", () => {

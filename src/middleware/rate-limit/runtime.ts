@@ -23,7 +23,7 @@ import { createRedisRunner } from "../../redis/client.ts";
 import { compileLevel, type ListLevel } from "../../lists/verdict.ts";
 import { compileRoutes } from "../../routing/match.ts";
 import { type CachedRouteMatcher, memoizeRoutes } from "../../routing/route-cache.ts";
-import { settingsFor, type Vars } from "../../settings.ts";
+import { refuseMisspelt, settingsFor, type Vars } from "../../settings.ts";
 import { consoleLogger, type Logger, redact } from "./log.ts";
 
 /** The name events, logs and the admin API use for the route of requests no route matches. */
@@ -116,6 +116,7 @@ export function createRuntimes(options: RuntimeOptions): Runtimes {
     }
     return runtime;
   };
+  if (options.vars) refuseMisspelt(options.vars, "vars");
   const fixed = options.vars ? runtimeFor(settingsFor(options.vars)) : undefined;
   return (env) => fixed ?? runtimeFor(settingsFor((env as object | undefined) ?? NO_ENV));
 }
