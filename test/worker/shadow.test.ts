@@ -26,4 +26,21 @@ describe("shadow mode, end to end", () => {
     await t.get("/other", ip);
     expect((await t.get("/other", ip)).status).toBe(429);
   });
+
+  it("Should still refuse a client an operator denied, as a static DENY entry is refused, on a route in shadow", async () => {
+    const ADMIN_TOKEN = "adm1n-t0ken-for-the-shadow-deny-test-0123456789";
+    const t = testApp({ RATE_LIMIT: "100/1m", ADMIN_TOKEN, ROUTES: [{ pattern: "*/beta/*", rules: "100/1m", mode: "shadow" }] });
+    const ip = uniqueIpv4();
+    const denied = await t.request(`/__ratewall/deny?client=${ip}&ttl=600`, {
+      method: "POST",
+      ip: "192.0.2.1",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(denied.status).toBe(200);
+    expect((await t.get("/x", ip)).status).toBe(403);
+    const beta = await t.get("/beta/x", ip);
+    expect(beta.status).toBe(403);
+    expect(Number(beta.headers.get("retry-after"))).toBeGreaterThan(590);
+    expect((await t.get("/beta/x", uniqueIpv4())).status).toBe(200);
+  });
 });

@@ -166,13 +166,14 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
     c.set("rateLimit", { route: route.settings, decision });
     emit(runtime, c, route, outcome, decision, redisMs, decision.client ?? who.client);
     if (decision.reason === "allow-list") return next();
-    // In shadow a refused request still passes: RateLimit says so, but Retry-After (RFC 9110
-    // §10.2.3) belongs to answers that ask the client to wait, and this one does not.
-    const all =
-      decision.reason === "deny-list" ? retryAfterOnly(decision, now) : rateLimitHeaders(decision, route.policyFor(decision.tier), now, settings.headers);
-    const headers = enforce ? all : all.filter(([name]) => name !== "Retry-After");
-    if (!decision.allowed && enforce) {
-      if (decision.reason === "deny-list") return refuse(403, problemResponse(403, "This client is not allowed here.", c.req.header("accept"), headers));
+    // An operator's deny refuses in shadow too, as a static DENY does: shadow tries out limits,
+    // not lists. Otherwise in shadow a refused request still passes: RateLimit says so, but
+    // Retry-After (RFC 9110 §10.2.3) belongs to answers that ask the client to wait.
+    const denied = decision.reason === "deny-list";
+    const all = denied ? retryAfterOnly(decision, now) : rateLimitHeaders(decision, route.policyFor(decision.tier), now, settings.headers);
+    const headers = enforce || denied ? all : all.filter(([name]) => name !== "Retry-After");
+    if (!decision.allowed && (enforce || denied)) {
+      if (denied) return refuse(403, problemResponse(403, "This client is not allowed here.", c.req.header("accept"), headers));
       const detail = `Rate limit "${decision.rule}" exceeded; retry after ${retryAfterSeconds(decision, now)} s.`;
       return refuse(429, problemResponse(429, detail, c.req.header("accept"), headers));
     }
@@ -296,7 +297,7 @@ function refusedClients(refusal: Decision, client: string, clients: readonly str
 
 /** What the limiter's answer was, for the decision event. */
 function outcomeOf(decision: Decision, enforce: boolean): Outcome {
-  if (decision.reason === "deny-list") return enforce ? "denied" : "shadow-refused";
+  if (decision.reason === "deny-list") return "denied";
   if (decision.reason === "allow-list") return "allow-listed";
   return decision.allowed ? "allowed" : enforce ? "refused" : "shadow-refused";
 }
