@@ -43,4 +43,19 @@ describe("shadow mode, end to end", () => {
     expect(Number(beta.headers.get("retry-after"))).toBeGreaterThan(590);
     expect((await t.get("/beta/x", uniqueIpv4())).status).toBe(200);
   });
+
+  it("Should let requests through when Redis fails, whatever FAILURE_MODE says: a route in shadow refuses no one for the limiter", async () => {
+    const answer500 = (async () => new Response('{"error":"ERR internal"}', { status: 500 })) as unknown as typeof fetch;
+    const t = testApp(
+      { RATE_LIMIT: "5/1m", FAILURE_MODE: "closed", ROUTES: [{ pattern: "*/beta/*", rules: "5/1m", mode: "shadow" }] },
+      { redisFetch: answer500 },
+    );
+    const ip = uniqueIpv4();
+    expect((await t.get("/beta/x", ip)).status).toBe(200);
+    expect((await t.get("/other", ip)).status).toBe(503);
+    expect(t.logs.map((entry) => [entry.event, entry.route, entry.failureMode])).toEqual([
+      ["redis-failure", "*/beta/*", "open"],
+      ["redis-failure", "default", "closed"],
+    ]);
+  });
 });

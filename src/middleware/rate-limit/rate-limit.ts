@@ -115,6 +115,9 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
       log({ level: "warn", event: "client-fallback", reason: fallback.warning, client: fallback.client, route: route.name });
     }
     const enforce = route.settings.mode === "enforce";
+    // A route in shadow refuses no one for the limiter's sake, so a Redis failure there lets the
+    // request through whatever FAILURE_MODE says: closing would turn a trial into an outage.
+    const failureMode = enforce ? settings.failureMode : "open";
     // One block per (route, client): on a multi-key route each distinct client of the request may
     // be blocked on its own (an API key spent on one address is spent on every address). There a
     // block holds only if its refusing rule counts the same client in this request: an address
@@ -221,13 +224,13 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
     /** One `redis-failure` line per failed call, scrubbed of the token (log.ts). */
     function logFailure(error: unknown) {
       const failure = describeFailure(error);
-      log({ level: "error", event: "redis-failure", failureMode: settings.failureMode, route: route.name, ...failure });
+      log({ level: "error", event: "redis-failure", failureMode, route: route.name, ...failure });
       return failure;
     }
 
     async function redisFailed(error: unknown, ms: number) {
       const failure = logFailure(error);
-      const open = settings.failureMode === "open";
+      const open = failureMode === "open";
       const failed: Decision = { allowed: open, rule: "", rules: [], reason: failure.kind === "timeout" ? "redis-timeout" : "redis-error" };
       c.set("rateLimit", { route: route.settings, decision: failed });
       emit(runtime, c, route, open ? "failed-open" : "failed-closed", undefined, ms, who.client);
