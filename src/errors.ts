@@ -1,6 +1,6 @@
 /**
- * @module The internal errors, one class each with a literal `name` (ky's errors/ style). None of
- * their messages ever contains the Upstash token.
+ * @module The internal errors, one class each with a literal `name` (ky's errors/ style), and how
+ * a message quotes a bad value. None of their messages ever contains the Upstash token.
  */
 
 /** A bad setting: names the source (variable or file), the path inside it and the bad value. */
@@ -56,4 +56,15 @@ export class OriginError extends Error {
   ) {
     super(`Origin ${origin} ${ORIGIN_FAILURE[kind]}`, options);
   }
+}
+
+/**
+ * A bad option's value as an error quotes it: JSON, except for the numbers JSON cannot spell,
+ * which it would print as `null` (`NaN`, `Infinity`, from a `Number("abc")` or a division).
+ *
+ * @example
+ * `got ${shown(Number("abc"))}`; // "got NaN"
+ */
+export function shown(value: unknown): string {
+  return typeof value === "number" ? String(value) : (JSON.stringify(value) ?? String(value));
 }

@@ -36,6 +36,8 @@ describe("createLimiter", () => {
       [[{ ...second, limit: 0 }], 'rules[0] ("second"): limit must be an integer >= 1, got 0'],
       [[{ ...second, windowMs: 1.5 }], 'rules[0] ("second"): windowMs must be an integer >= 1, got 1.5'],
       [[{ ...hour, burst: -1 }], 'rules[0] ("hour"): burst must be an integer >= 1, got -1'],
+      [[{ ...second, limit: Number.NaN }], 'rules[0] ("second"): limit must be an integer >= 1, got NaN'],
+      [[{ ...second, windowMs: Number.POSITIVE_INFINITY }], 'rules[0] ("second"): windowMs must be an integer >= 1, got Infinity'],
       [[{ ...second, buckets: 10 }], 'rules[0] ("second"): only sliding-window has buckets'],
       [[{ ...second, algorithm: "sliding-window", buckets: 101 }], 'rules[0] ("second"): buckets must be from 2 to 100, got 101'],
       [
@@ -50,6 +52,7 @@ describe("createLimiter", () => {
     const limiter = createLimiter([second], deps);
     await expect(limiter.limit({ client: "c", scope: "", cost: 0, now: 1 })).rejects.toThrow("cost must be an integer >= 1, got 0");
     await expect(limiter.limit({ client: "c", scope: "", now: 1.5 })).rejects.toThrow("now must be ms since the epoch, got 1.5");
+    await expect(limiter.limit({ client: "c", scope: "", cost: Number("two"), now: 1 })).rejects.toThrow("cost must be an integer >= 1, got NaN");
   });
 
   it("Should refuse a clock at or past 2^48 ms (the year 10889), where sliding-window's bucket index would wrap and admit everything", async () => {

@@ -27,6 +27,13 @@ describe("createRedisRunner (workerd)", () => {
     expect(init.signal).toBeInstanceOf(AbortSignal);
   });
 
+  it("Should refuse a timeoutMs or url every call would fail with, when created, naming the option and the value", () => {
+    expect(() => createRedisRunner({ ...options, timeoutMs: Number("abc") })).toThrow("timeoutMs: expected an integer >= 1 (ms), got NaN");
+    expect(() => createRedisRunner({ ...options, timeoutMs: 0 })).toThrow("timeoutMs: expected an integer >= 1 (ms), got 0");
+    expect(() => createRedisRunner({ ...options, timeoutMs: undefined as unknown as number })).toThrow("got undefined");
+    expect(() => createRedisRunner({ ...options, url: "eu1-example.upstash.io" })).toThrow('url: expected an http(s) URL, got "eu1-example.upstash.io"');
+  });
+
   it("Should throw a reply error with Redis's text for a 400 error body", async () => {
     const runner = createRedisRunner({ ...options, fetch: fakeFetch(400, { error: "NOSCRIPT No matching script. Please use EVAL." }) });
     await expect(runner.evalsha("00", [], [])).rejects.toMatchObject({
