@@ -116,6 +116,36 @@ describe("readSettings", () => {
     expect(readSettings({ ...base, ROUTES: [route("*/login", "posts", ["POST"]), route("*/login", "others")] }).routes).toHaveLength(2);
   });
 
+  it("Should refuse a route name outside the rule names' alphabet, since names end up in Redis keys", () => {
+    // Both routes' keys would be `rate:fixed:{ip}:login:5-per-1m:<window>`: five searches would spend the login's budget.
+    const routes = [
+      { pattern: "*/login*", name: "login", rules: ["5/1m", "50/1h"] },
+      { pattern: "*/search*", name: "login:5-per-1m", rules: "5/1m" },
+    ];
+    expect(() => readSettings({ ...base, ROUTES: routes })).toThrow(
+      'ROUTES[1].name: invalid name "login:5-per-1m" (expected lowercase letters, digits, "_", "." or "-")',
+    );
+    for (const name of ["a{b}", "a b\nc", "Login", ""]) {
+      expect(() => readSettings({ ...base, ROUTES: [{ pattern: "*/a", name, rules: "5/1m" }] })).toThrow(
+        `ROUTES[0].name: invalid name ${JSON.stringify(name)}`,
+      );
+    }
+    expect(readSettings({ ...base, ROUTES: [{ pattern: "*/a", name: "login_v2.post-1", rules: "5/1m" }] }).routes[0]!.scope).toBe("login_v2.post-1");
+  });
+
+  it("Should refuse an unnamed route whose pattern is another route's followed by a colon, as their Redis keys could meet", () => {
+    const login = { pattern: "*/login", rules: ["5/1m", "50/1h"] };
+    const colon = { pattern: "*/login:5-per-1m", rules: "5/1m" };
+    const message =
+      'ROUTES[1].pattern: "*/login:5-per-1m" would share Redis keys with ROUTES[0] ("*/login"), as keys join a route\'s name, else its pattern, to a rule\'s with ":" (give one a "name")';
+    expect(() => readSettings({ ...base, ROUTES: [login, colon] })).toThrow(message);
+    expect(() => readSettings({ ...base, ROUTES: [colon, login] })).toThrow(
+      'ROUTES[0].pattern: "*/login:5-per-1m" would share Redis keys with ROUTES[1] ("*/login")',
+    );
+    expect(readSettings({ ...base, ROUTES: [login, { ...colon, name: "login-colon" }] }).routes).toHaveLength(2);
+    expect(readSettings({ ...base, ROUTES: [login, { ...colon, pattern: "*/v1/jobs:cancel" }] }).routes).toHaveLength(2);
+  });
+
   it("Should refuse a route whose cost is more than one of its rules ever allows, since it would refuse every request", () => {
     const route = { pattern: "*/export*", rules: ["5/1m", "100/1h"], cost: 10 };
     expect(() => readSettings({ ...base, ROUTES: [route] })).toThrow(

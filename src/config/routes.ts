@@ -10,7 +10,7 @@ import { parseCount, parseMethods } from "./http.ts";
 import { parseKeySource } from "./key-source.ts";
 import { parseEntries } from "./lists.ts";
 import { type At, child, fail, quote, readChoice, readInteger, readJsonList, readObject, readOriginUrl, readString } from "./read.ts";
-import { ALGORITHMS, parseRule, ruleTextName } from "./rule.ts";
+import { ALGORITHMS, parseRule, readName, ruleTextName } from "./rule.ts";
 import { type Mode, MODES, type RouteRule, type RouteSettings } from "./types.ts";
 
 const ROUTE_KEYS = [
@@ -56,6 +56,16 @@ export function parseRoutes(value: unknown, defaults: RouteDefaults): RouteSetti
     const first = seen.get(route.scope);
     if (first !== undefined) fail(child(child(at, index), "pattern"), `duplicate route ${quote(route.scope)} (also ROUTES[${first}]; give one a "name")`);
     seen.set(route.scope, index);
+  });
+  // Keys join scope and rule with ":" (src/keys/build-key.ts), and names hold none, so only a
+  // pattern can: `*/login:5-per-1m` would count on `*/login`'s rule `5-per-1m`.
+  routes.forEach((route, index) => {
+    for (let colon = route.scope.indexOf(":"); colon >= 0; colon = route.scope.indexOf(":", colon + 1)) {
+      const other = seen.get(route.scope.slice(0, colon));
+      if (other === undefined) continue;
+      const why = `as keys join a route's name, else its pattern, to a rule's with ":" (give one a "name")`;
+      fail(child(child(at, index), "pattern"), `${quote(route.scope)} would share Redis keys with ROUTES[${other}] (${quote(routes[other]!.scope)}), ${why}`);
+    }
   });
   const keys = routes.map((route) => patternKey(route.pattern));
   routes.forEach((route, index) => {
@@ -163,9 +173,12 @@ export function parseRules(value: unknown, at: At, algorithm: AlgorithmName, ref
   return rules;
 }
 
-/** The admin API, logs and events call the route of unmatched requests `default`: no route may take that name. */
+/**
+ * A route's name is in its keys, so it takes a rule's alphabet (no `:` to meet another route's
+ * key); the admin API, logs and events call the route of unmatched requests `default`.
+ */
 function readRouteName(value: unknown, at: At): string {
-  const name = readString(value, at);
+  const name = readName(value, at);
   if (name === "default") fail(at, 'the name "default" is reserved for requests no route matches (choose another name)');
   return name;
 }

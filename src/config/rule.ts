@@ -96,7 +96,8 @@ function readWindow(value: unknown, at: At): number {
   return ms;
 }
 
-function readName(value: unknown, at: At): string {
+/** A rule, tier or route name: the alphabet keeps it from adding a `:` or brace to a Redis key. */
+export function readName(value: unknown, at: At): string {
   if (typeof value !== "string" || !NAME.test(value)) fail(at, `invalid name ${quote(value)} (expected lowercase letters, digits, "_", "." or "-")`);
   return value;
 }
