@@ -16,6 +16,14 @@ describe("parsePattern", () => {
     expect(parsePattern("example.com/a/*")).toMatchObject({ pathKind: "prefix", path: "/a/" });
   });
 
+  it("Should read a path with non-ASCII letters or percent-escapes as a request's path is read: decoded once, any case", () => {
+    expect(parsePattern("example.com/café")).toMatchObject({ pathKind: "exact", path: "/café" });
+    expect(parsePattern("example.com/docs/my%20file")).toMatchObject({ pathKind: "exact", path: "/docs/my file" });
+    expect(parsePattern("example.com/ünï*")).toMatchObject({ pathKind: "prefix", path: "/ünï" });
+    expect(parsePattern("example.com/CAF%C3%89")).toMatchObject({ path: "/café" });
+    expect(parsePattern("example.com/100%25")).toMatchObject({ path: "/100%" });
+  });
+
   it.each([
     ["example.com", "missing path (write host/path, e.g. example.com/*)"],
     ["example.com/*/admin", "a * may only close the path"],
@@ -30,6 +38,10 @@ describe("parsePattern", () => {
     ["example.com/a/../b*", 'the path has a ".." segment, which no request has once its path is normalized (write "/b*")'],
     ["example.com/a/./b", 'the path has a "." segment, which no request has once its path is normalized (write "/a/b")'],
     ["example.com/a/..", 'the path has a ".." segment, which no request has once its path is normalized (write "/")'],
+    ["example.com/a%2F%2E%2E/b", 'the path has a ".." segment, which no request has once its path is normalized (write "/b")'],
+    ["example.com/100%", "the path has a % that starts no escape of UTF-8 text (write a literal % as %25)"],
+    ["example.com/caf%C3*", "the path has a % that starts no escape of UTF-8 text (write a literal % as %25)"],
+    ["example.com/docs#intro", "route patterns do not match fragments (write a # of the path as %23)"],
   ])("Should explain why %s is not a pattern", (pattern, reason) => expect(parsePattern(pattern)).toBe(reason));
 });
 
@@ -89,6 +101,24 @@ describe("normalizeForMatch", () => {
       expect(pick(["example.com/api/*", exact], "https://example.com/api/x")).toBe("example.com/api/*");
     }
     expect(pick(["example.com/*", "example.com/"], "https://example.com/")).toBe("example.com/");
+  });
+
+  it("Should match a non-ASCII or escaped pattern on every spelling the normalizer reads as its path", () => {
+    const patterns = ["example.com/*", "example.com/café", "example.com/docs/my%20file", "example.com/ünï*"];
+    for (const [url, expected] of [
+      ["https://example.com/caf%C3%A9", "example.com/café"],
+      ["https://example.com/CAF%C3%89/", "example.com/café"],
+      ["https://example.com/café", "example.com/café"],
+      ["https://example.com/docs/my file", "example.com/docs/my%20file"],
+      ["https://example.com/docs/my%20file", "example.com/docs/my%20file"],
+      // Decoded once: `%2520` is the text "%20", another path.
+      ["https://example.com/docs/my%2520file", "example.com/*"],
+      ["https://example.com/%C3%9CN%C3%8F/x", "example.com/ünï*"],
+      // A malformed escape elsewhere leaves the valid ones decoded.
+      ["https://example.com/%C3%BCn%C3%AF/%zz", "example.com/ünï*"],
+    ]) {
+      expect(pick(patterns, url!), url).toBe(expected);
+    }
   });
 
   it("Should keep a request with a disguised path on the stricter route", () => {

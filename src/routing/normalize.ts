@@ -7,7 +7,8 @@
 
 const TRAILING_DOTS = /\.+$/;
 const BACKSLASHES = /\\/g;
-const ESCAPE = /%[0-9a-f]{2}/gi;
+const ESCAPES = /(?:%[0-9a-f]{2})+/gi;
+const UTF8 = new TextDecoder();
 
 /** What a route pattern is matched against. */
 export interface MatchTarget {
@@ -41,9 +42,11 @@ export function normalizeForMatch(url: URL): MatchTarget {
  * normalizePath("/V1/%2E%2E//Login/"); // → "/login/"
  */
 export function normalizePath(pathname: string): string {
-  // Decoding once matches what origins do; %2F and %5C then become separators, as many servers
-  // (and every path-joining framework) end up treating them.
-  const decoded = safeDecode(pathname).replace(BACKSLASHES, "/").toLowerCase();
+  return resolveSegments(decodePath(pathname));
+}
+
+/** A decoded path (`decodePath`) with empty and dot segments resolved; a trailing slash kept. */
+export function resolveSegments(decoded: string): string {
   const segments: string[] = [];
   for (const segment of decoded.split("/").slice(1)) {
     if (segment === "" || segment === ".") continue;
@@ -55,17 +58,25 @@ export function normalizePath(pathname: string): string {
   return `/${segments.join("/")}${trailing}`;
 }
 
+/**
+ * A path decoded once, `\` as `/`, lowercase; segments not yet resolved. Route patterns' paths
+ * are read with it too (pattern.ts), so `/caf%C3%A9` and `/café` are one path on both sides.
+ *
+ * @example
+ * decodePath("/CAF%C3%89/a%5Cb"); // → "/café/a/b"
+ */
+export function decodePath(pathname: string): string {
+  // Decoding once matches what origins do; %2F and %5C then become separators, as many servers
+  // (and every path-joining framework) end up treating them.
+  return safeDecode(pathname).replace(BACKSLASHES, "/").toLowerCase();
+}
+
 function safeDecode(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {
-    // A malformed escape (`%zz`) stays as written; every valid one is decoded.
-    return text.replace(ESCAPE, (sequence) => {
-      try {
-        return decodeURIComponent(sequence);
-      } catch {
-        return sequence;
-      }
-    });
+    // A malformed escape (`%zz`) stays as written; each run of valid ones is decoded as UTF-8, a
+    // byte that is not as U+FFFD (as lenient origins do), so `/café/%zz` still starts with `/café`.
+    return text.replace(ESCAPES, (run) => UTF8.decode(Uint8Array.from(run.slice(1).split("%"), (hex) => Number.parseInt(hex, 16))));
   }
 }

@@ -1,11 +1,12 @@
 /**
  * @module Route patterns in wrangler's route syntax (`api.example.com/v1/*`,
  * `*.example.com/login*`): a `*` may open the host and close the path, nowhere else, as in
- * Cloudflare's "Routes and domains" rules, so that patterns can be copied from `routes`.
+ * Cloudflare's "Routes and domains" rules, so that patterns can be copied from `routes`. The path
+ * is read as a request's is (normalize.ts): `/café`, `/caf%C3%A9` and `/CAF%C3%89` are one path.
  */
-import { normalizePath } from "./normalize.ts";
+import { decodePath, resolveSegments } from "./normalize.ts";
 
-/** A compiled pattern. Literals are lowercase: matching ignores case (see normalize.ts). */
+/** A compiled pattern. Its path is decoded and lowercase, as a request's (see normalize.ts). */
 export interface Pattern {
   /** As written, for messages and logs. */
   source: string;
@@ -25,7 +26,8 @@ export interface Pattern {
 const SCHEME = /^(https?):\/\//;
 const ANY_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//;
 const HOST = /^[a-z0-9.-]*$/;
-const PATH = /^\/[A-Za-z0-9\-._~!$&'()+,;=:@/]*$/;
+/** What the hint for an unreachable path escapes, so that it reads back as the same path. */
+const HINT_ESCAPES = /[%?#*]/g;
 
 /**
  * Compiles one pattern; a string explains why it is not one.
@@ -54,11 +56,15 @@ export function parsePattern(source: string): Pattern | string {
   const pathKind = path.endsWith("*") ? "prefix" : "exact";
   if (pathKind === "prefix") path = path.slice(0, -1);
   if (path.includes("?")) return "route patterns do not match query strings";
-  if (!PATH.test(path)) return "a * may only close the path";
+  if (path.includes("#")) return "route patterns do not match fragments (write a # of the path as %23)";
+  if (path.includes("*")) return "a * may only close the path";
+  // A request's path is decoded once before matching (normalize.ts), so the pattern's is too.
+  if (!decodes(path)) return "the path has a % that starts no escape of UTF-8 text (write a literal % as %25)";
+  path = decodePath(path);
   const unreachable = unnormalizedSegment(path, pathKind);
   if (unreachable !== undefined) {
-    const written = `${normalizePath(path)}${pathKind === "prefix" ? "*" : ""}`;
-    return `the path has ${unreachable}, which no request has once its path is normalized (write "${written}")`;
+    const resolved = resolveSegments(path).replace(HINT_ESCAPES, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+    return `the path has ${unreachable}, which no request has once its path is normalized (write "${resolved}${pathKind === "prefix" ? "*" : ""}")`;
   }
   // A fully qualified name's trailing dot names the same host (RFC 1034 §3.1); requests lose it too.
   host = host.replace(/\.+$/, "");
@@ -66,6 +72,16 @@ export function parsePattern(source: string): Pattern | string {
   // matched with or without its trailing slash; one left out would be a way around the route.
   if (pathKind === "exact" && path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
   return { source, ...(scheme ? { scheme } : {}), hostKind, host, pathKind, path };
+}
+
+/** Whether decoding once leaves no malformed escape: such a % is likely meant as a literal one. */
+function decodes(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -48,6 +48,21 @@ describe("routes, end to end", () => {
     expect(health.headers.get("ratelimit")).toBeNull();
   });
 
+  it("Should limit a route whose path is non-ASCII or percent-encoded on every spelling of that path", async () => {
+    const t = testApp({
+      RATE_LIMIT: "100/1m",
+      ROUTES: [
+        { pattern: "example.com/café", rules: "1/1m" },
+        { pattern: "example.com/docs/my%20file", rules: "1/1m" },
+      ],
+    });
+    const ip = uniqueIpv4();
+    expect((await t.get("/caf%C3%A9", ip)).headers.get("ratelimit-policy")).toBe('"default";q=1;w=60');
+    for (const path of ["/café", "/CAF%C3%89", "/caf%C3%A9/"]) expect((await t.get(path, ip)).status, path).toBe(429);
+    expect((await t.get("/docs/my file", ip)).status).toBe(200);
+    expect((await t.get("/docs/my%20file", ip)).status).toBe(429);
+  });
+
   it("Should count HEAD on a route that lists GET, so a refused GET does not continue as HEAD on the default budget", async () => {
     const t = testApp({ RATE_LIMIT: "100/1m", ROUTES: [{ pattern: "*/export*", rules: "2/1m", methods: ["GET"] }] });
     const ip = uniqueIpv4();
