@@ -54,7 +54,11 @@ export function parseRoutes(value: unknown, defaults: RouteDefaults): RouteSetti
   const seen = new Map<string, number>();
   routes.forEach((route, index) => {
     const first = seen.get(route.scope);
-    if (first !== undefined) fail(child(child(at, index), "pattern"), `duplicate route ${quote(route.scope)} (also ROUTES[${first}]; give one a "name")`);
+    if (first !== undefined) {
+      // A route's scope is its name when it has one, else its pattern: blame what was written.
+      if (route.scope !== route.pattern) fail(child(child(at, index), "name"), `duplicate route name ${quote(route.scope)} (also ROUTES[${first}])`);
+      fail(child(child(at, index), "pattern"), `duplicate route ${quote(route.scope)} (also ROUTES[${first}]; give one a "name")`);
+    }
     seen.set(route.scope, index);
   });
   // Keys join scope and rule with ":" (src/keys/build-key.ts), and names hold none, so only a
