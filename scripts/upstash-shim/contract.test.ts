@@ -173,6 +173,23 @@ describe("@upstash/redis through the shim: pipelines, transactions, errors", () 
       await subscriber.unsubscribe();
     }
   });
+
+  it("Should count a subscriber on its channel only until it unsubscribes", async () => {
+    const channel = key("left");
+    // Not PUBLISH: its write to a departed client's stream would end the stream, hiding a leak.
+    const numsub = async () => {
+      const res = await fetch(`${shim.url}/`, {
+        method: "POST",
+        body: JSON.stringify(["PUBSUB", "NUMSUB", channel]),
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      return ((await res.json()) as { result: [string, number] }).result[1];
+    };
+    const subscriber = redis.subscribe([channel]);
+    await vi.waitFor(async () => expect(await numsub()).toBe(1));
+    await subscriber.unsubscribe();
+    await vi.waitFor(async () => expect(await numsub()).toBe(0), { timeout: 2_000 });
+  });
 });
 
 describe("@upstash/ratelimit through the shim", () => {

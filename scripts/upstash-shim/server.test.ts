@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
 import { request } from "node:http";
+import { connect } from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { freePort, startRedisServer } from "../local/redis-server.ts";
@@ -312,6 +314,24 @@ describe("Pub/Sub over SSE (docs/shim.md §11.7)", () => {
     });
     await readUntil(`data: message,${channel},{"hello":1}\n`);
     abort.abort();
+  });
+
+  it("Should end the stream and release the subscription once the client ends its side of the connection", async () => {
+    const channel = `chan-${randomUUID()}`;
+    const { hostname, port } = new URL(shim.url);
+    const socket = connect({ port: Number(port), host: hostname, allowHalfOpen: true });
+    try {
+      let text = "";
+      socket.on("data", (chunk: Buffer) => (text += chunk.toString()));
+      const ended = once(socket, "end").then(() => "ended");
+      socket.write(`POST /subscribe/${channel} HTTP/1.1\r\nHost: shim\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Length: 2\r\n\r\n[]`);
+      await vi.waitFor(() => expect(text).toContain(`data: subscribe,${channel},1\n`));
+      socket.end();
+      expect(await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 2_000, "still open"))])).toBe("ended");
+      await vi.waitFor(async () => expect((await call("/", { body: JSON.stringify(["PUBLISH", channel, "x"]) })).body).toBe('{"result":0}'));
+    } finally {
+      socket.destroy();
+    }
   });
 });
 

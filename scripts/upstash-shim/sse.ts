@@ -1,8 +1,8 @@
 /**
  * @module Pub/Sub over Server-Sent Events: `POST /subscribe/<ch>` and `POST /psubscribe/<pattern>`
  * (docs/shim.md §11.7; § numbers below are that file's). Each request gets its own Redis
- * subscriber connection, dropped when the
- * client aborts the fetch (that is how `@upstash/redis` unsubscribes).
+ * subscriber connection, dropped when the client aborts the fetch (that is how `@upstash/redis`
+ * unsubscribes) or otherwise ends its side of the connection.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Redis } from "ioredis";
@@ -39,10 +39,23 @@ export async function serveSubscription(req: IncomingMessage, res: ServerRespons
   redis.on("error", () => {});
   const kind = sub.pattern ? "psubscribe" : "subscribe";
   let closed = false;
-  res.once("close", () => {
+  // The server is half-open (index.ts), so a client's FIN closes nothing by itself: a client that
+  // has finished (an aborted fetch, curl timing out) would keep its subscription for good.
+  const clientEnded = () => {
+    if (closed) return;
     closed = true;
     redis.disconnect();
+    if (!res.headersSent) return void req.socket.destroy();
+    res.end();
+    req.socket.end(); // After the stream's last chunk; the connection then closes, both sides done.
+  };
+  res.once("close", () => {
+    closed = true;
+    req.socket.off("end", clientEnded);
+    redis.disconnect();
   });
+  if (req.socket.readableEnded) clientEnded();
+  else req.socket.once("end", clientEnded);
   const write = (fields: Array<string | Buffer>) => {
     const frame = `data: ${fields.map(String).join(",")}\n\n`;
     sub.stats.bytesOut += Buffer.byteLength(frame);
