@@ -1,5 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startRedisCluster, type RedisCluster } from "../local/redis-cluster.ts";
 import { CROSSSLOT, keySlot, transactionSlot } from "./cluster.ts";
+import { startShim, type Shim } from "./index.ts";
 
 describe("the cluster slot of a key", () => {
   it("Should be CRC16 of the key modulo 16384, as the Redis Cluster specification's examples give", () => {
@@ -26,5 +29,49 @@ describe("the cluster slot of a key", () => {
       ]),
     ).toBe(CROSSSLOT);
     expect(transactionSlot([{ name: "PING", args: [] }])).toBeUndefined();
+  });
+});
+
+describe("commands too short for their keys, on a three-master Redis Cluster", () => {
+  const TOKEN = "cluster-token";
+  let cluster: RedisCluster | undefined;
+  let shim: Shim | undefined;
+  beforeAll(async () => {
+    cluster = await startRedisCluster({ masters: 3 });
+    shim = await startShim({ redisUrl: cluster.seedUrl, cluster: true, token: TOKEN, port: 0 });
+  }, 60_000);
+  afterAll(async () => {
+    await shim?.close();
+    await cluster?.stop();
+  });
+
+  const call = async (path: string, body: unknown) => {
+    const res = await fetch(`${shim!.url}${path}`, { method: "POST", body: JSON.stringify(body), headers: { authorization: `Bearer ${TOKEN}` } });
+    return { status: res.status, body: await res.text() };
+  };
+  const p = `cl:${randomUUID()}:`;
+
+  it.each([
+    [["GET"], "ERR wrong number of arguments for 'get' command"],
+    [["EVAL", "return 1", "2", `${p}a`], "ERR Number of keys can't be greater than number of args"],
+  ])("Should answer %o with Redis's own 400, as a single Redis does", async (command, error) => {
+    expect(await call("/", command)).toEqual({ status: 400, body: JSON.stringify({ error }) });
+  });
+
+  it("Should report a too-short command inside a pipeline as its own entry and run the others", async () => {
+    const res = await call("/pipeline", [["INCR", `${p}ctr1`], ["LPUSH"], ["INCR", `${p}ctr2`]]);
+    expect(res).toEqual({
+      status: 200,
+      body: `[{"result":1},{"error":"ERR wrong number of arguments for 'lpush' command"},{"result":1}]`,
+    });
+  });
+
+  it("Should discard a transaction holding a too-short command with Redis's EXECABORT, running none of it", async () => {
+    const res = await call("/multi-exec", [["INCR", `${p}x`], ["LPUSH"]]);
+    expect(res).toEqual({
+      status: 400,
+      body: `{"error":"EXECABORT Transaction discarded because of previous errors. First error: ERR wrong number of arguments for 'lpush' command"}`,
+    });
+    expect(await call("/", ["GET", `${p}x`])).toEqual({ status: 200, body: '{"result":null}' });
   });
 });

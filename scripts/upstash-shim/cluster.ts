@@ -37,13 +37,22 @@ export function keySlot(key: Arg): number {
   return crc & 16383;
 }
 
-/** The keys of a command, as Redis's command table places them; none for unknown or malformed ones (Redis words those errors). */
-function keysOf(command: Command): Arg[] {
+/**
+ * The key positions of a command, as Redis's command table places them (none for unknown or
+ * malformed ones: Redis words those errors); `undefined` where a position is past the end of the
+ * arguments, in a command too short for its keys.
+ */
+function keyPositions(command: Command): Array<Arg | undefined> {
   try {
-    return new IoCommand(command.name, [...command.args]).getKeys() as Arg[];
+    return new IoCommand(command.name, [...command.args]).getKeys() as Array<Arg | undefined>;
   } catch {
     return [];
   }
+}
+
+/** The keys a command holds ({@link keyPositions} without those past its end). */
+function keysOf(command: Command): Arg[] {
+  return keyPositions(command).filter((key) => key !== undefined);
 }
 
 /**
@@ -122,14 +131,23 @@ export function wholeDatabaseInTransaction(commands: Command[]): string | undefi
 
 /**
  * The cluster's `sendOne`: whole-database commands reach every master (see {@link EVERY_MASTER});
- * SCAN walks the masters one after the other behind one cursor; the rest goes through ioredis's
- * routing (keyless ones to a random master).
+ * SCAN walks the masters one after the other behind one cursor; a command too short for its keys
+ * goes to one master for Redis's error; the rest goes through ioredis's routing (keyless ones to a
+ * random master).
  */
 export function clusterSender(cluster: Cluster, send: Send): (command: Command) => Promise<Outcome> {
   // A stable order, so that a SCAN cursor names the same master on the next call.
   const masters = () => everyMaster(cluster).sort((a, b) => nodeName(a).localeCompare(nodeName(b)));
   return async (command) => {
     if (command.name === "SCAN") return scan(command, masters(), send);
+    const keys = keyPositions(command);
+    if (keys.includes(undefined)) {
+      // Not through ioredis's routing, which would write the missing key as an argument and throw:
+      // to the master of the keys it has (any master if none), which refuses it in Redis's words.
+      const [key] = keysOf(command);
+      const master = await readyMaster(cluster, key === undefined ? undefined : keySlot(key));
+      return send(command, (io) => master.sendCommand(io));
+    }
     const combine = combinerOf(command);
     if (!combine) return send(command);
     const outcomes = await Promise.all(masters().map((master) => send(command, (io) => master.sendCommand(io))));
