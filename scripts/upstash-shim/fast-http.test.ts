@@ -218,11 +218,39 @@ describe("the shim's own HTTP reader", () => {
     expect(text).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
   });
 
+  it.each([
+    // node:http's parser words the reason (here, of a request line with a space in its target).
+    ["a request line node:http cannot read", "GET /echo/a b HTTP/1.1\r\nHost: shim\r\n\r\n", 400, /^\{"error":"ERR malformed request: [^"]+"\}$/],
+    [
+      "a head over 16 KB",
+      `GET /echo/${"a".repeat(20_000)} HTTP/1.1\r\nHost: shim\r\nAuthorization: Bearer ${TOKEN}\r\n\r\n`,
+      431,
+      "ERR request header fields too large",
+    ],
+    [
+      "chunk extensions over 16 KB",
+      `${post("/", "", ["Transfer-Encoding: chunked"])}8;${"a".repeat(20_000)}\r\n["PING"]\r\n0\r\n\r\n`,
+      413,
+      "ERR chunk extensions too large",
+    ],
+    [
+      "an expectation other than 100-continue",
+      post("/", '["PING"]', ["Expect: something-else", ...CLOSE]),
+      417,
+      'ERR unsupported Expect "something-else": only 100-continue is understood',
+    ],
+  ])("Should refuse %s with a JSON error, and close", async (_, request, status, error) => {
+    const text = await exchange(request);
+    expect(answers(text)).toEqual([{ status, body: typeof error === "string" ? JSON.stringify({ error }) : expect.stringMatching(error) }]);
+    expect(text.slice(0, text.indexOf("\r\n\r\n"))).toMatch(/\r\nconnection: close(\r\n|$)/i);
+  });
+
   it("Should answer 408 and close a handed-over connection whose client stalls mid-request", async () => {
     const slow = await startShim({ redisUrl: inject("redisUrl"), token: TOKEN, port: 0, requestTimeoutMs: 300 });
     try {
       const text = await talk([`${post("/", "", ["Transfer-Encoding: chunked"])}8\r\n["PI`], false, slow.url);
       expect(text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+      expect(answers(text)).toEqual([{ status: 408, body: '{"error":"ERR the request did not arrive in time"}' }]);
     } finally {
       await slow.close();
     }

@@ -242,7 +242,7 @@ function httpDate(): string {
 }
 
 /** The whole HTTP/1.1 response as one string, for one socket write; `keepAliveSeconds` undefined: the connection closes. */
-function serialize(reply: Answer, keepAliveSeconds: number | undefined): string {
+export function serialize(reply: Answer, keepAliveSeconds: number | undefined): string {
   let text = `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? ""}\r\n`;
   for (let i = 0; i < reply.headers.length; i += 2) text += `${reply.headers[i]}: ${reply.headers[i + 1]}\r\n`;
   // RFC 9110 §8.6: no Content-Length on a 204.

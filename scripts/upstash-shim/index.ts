@@ -10,7 +10,7 @@ import { serveConnection } from "./fast-http.ts";
 import { createShimHandler, createStats, type ShimFaults, type ShimStats } from "./handler.ts";
 import { MAX_REQUEST_BYTES } from "./protocol.ts";
 import { connectRedis } from "./redis.ts";
-import { createShimListener } from "./server.ts";
+import { answerRefusalsInJson, createShimListener } from "./server.ts";
 
 export type { ShimFaults, ShimStats } from "./handler.ts";
 
@@ -87,6 +87,7 @@ export async function startShim(options: ShimOptions): Promise<Shim> {
     createShimListener(handler, redis.subscriber, maxBodyBytes),
   );
   fallback.emit("listening");
+  answerRefusalsInJson(fallback, handler);
   // A client may finish sending and still read its answer, as on the shim's own reader; node:http
   // otherwise aborts a request whose client half-closes (lib/_http_server.js, socketOnEnd).
   Object.assign(fallback, { httpAllowHalfOpen: true });

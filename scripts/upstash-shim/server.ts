@@ -4,7 +4,9 @@
  * body within the limit and writes the answers of {@link createShimHandler} (docs/shim.md §1–§11;
  * § numbers below are that file's).
  */
-import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import { serialize } from "./fast-http.ts";
 import type { Answer, ShimHandler } from "./handler.ts";
 import { RequestError } from "./protocol.ts";
 import { serveSubscription, type SubscriberFactory } from "./sse.ts";
@@ -36,6 +38,36 @@ export function createShimListener(handler: ShimHandler, subscriber: SubscriberF
       return error instanceof RequestError ? refuse(req, res, answer) : send(res, answer);
     }
   };
+}
+
+/** node:http's refusals of a request it cannot read (lib/_http_server.js, socketOnError), by error code. */
+const UNREADABLE: Record<string, [number, string]> = {
+  HPE_HEADER_OVERFLOW: [431, "ERR request header fields too large"],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, "ERR chunk extensions too large"],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, "ERR the request did not arrive in time"],
+};
+
+/**
+ * Gives node:http's own refusals a JSON body, as every answer of the shim (§4); by default they
+ * have none: the 400, 408, 413 and 431 for a request it cannot read (`clientError`), and the 417
+ * for an `Expect` other than 100-continue (`checkExpectation`).
+ *
+ * @example
+ * answerRefusalsInJson(createServer(createShimListener(handler, redis.subscriber, max)), handler);
+ */
+export function answerRefusalsInJson(server: Server, handler: ShimHandler): void {
+  server.on("clientError", (error: NodeJS.ErrnoException & { reason?: string }, socket: Duplex) => {
+    // As node:http's default: nothing into a response already under way, nor to a client gone.
+    const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+    if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) return void socket.destroy();
+    const [status, message] = UNREADABLE[error.code ?? ""] ?? [400, `ERR malformed request${error.reason ? `: ${error.reason}` : ""}`];
+    // Then gone, as fast-http.ts closes after its own refusals.
+    socket.end(serialize(handler.failure(new RequestError(status, message)), undefined), () => socket.destroy());
+  });
+  server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
+    handler.stats.requests++;
+    refuse(req, res, handler.failure(new RequestError(417, `ERR unsupported Expect "${req.headers.expect}": only 100-continue is understood`)));
+  });
 }
 
 function send(res: ServerResponse, answer: Answer): void {
