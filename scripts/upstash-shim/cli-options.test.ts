@@ -28,6 +28,7 @@ describe("the shim CLI's options", () => {
     [["--redis-url", "http://h", "--token", "t"], '--redis-url: invalid URL "http://h" (expected redis://host:port or rediss://…)'],
     [["--max-body-bytes", "0", "--token", "t"], '--max-body-bytes: invalid value "0" (expected an integer from 1 to 9007199254740991)'],
     [[], "no token: pass --token <secret> or set UPSTASH_REDIS_REST_TOKEN (the shim never runs without one)"],
+    [["--token", "  "], "no token: pass --token <secret> or set UPSTASH_REDIS_REST_TOKEN (the shim never runs without one)"],
   ])("Should refuse %j with a message naming the flag and value", (argv, message) => {
     expect(() => parseCliOptions(argv, {})).toThrowError(new CliUsageError(message));
   });

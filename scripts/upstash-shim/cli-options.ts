@@ -57,7 +57,7 @@ export function parseCliOptions(argv: string[], env: Record<string, string | und
   );
   if (values.help) return undefined;
   const token = values.token ?? env.UPSTASH_REDIS_REST_TOKEN ?? "";
-  if (token === "") {
+  if (token.trim() === "") {
     throw new CliUsageError("no token: pass --token <secret> or set UPSTASH_REDIS_REST_TOKEN (the shim never runs without one)");
   }
   const redisUrl = values["redis-url"] ?? env.REDIS_URL ?? "redis://127.0.0.1:6379";

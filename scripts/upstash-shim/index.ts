@@ -62,7 +62,10 @@ export interface Shim {
  * await shim.close();
  */
 export async function startShim(options: ShimOptions): Promise<Shim> {
-  if (!options.token) throw new Error("startShim: a non-empty token is required");
+  // fetch and node:http drop spaces and line breaks at a header value's ends (RFC 9110 §5.5):
+  // kept here, a pasted token's own clients could never match it.
+  const token = options.token?.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
+  if (!token) throw new Error("startShim: a non-empty token is required");
   const { port = 0, host = "127.0.0.1", maxBodyBytes = MAX_REQUEST_BYTES, requestTimeoutMs = 300_000 } = options;
   requireWhole("port", port, 0, 65_535, "a whole number from 0 to 65535");
   requireWhole("maxBodyBytes", maxBodyBytes, 1, Number.MAX_SAFE_INTEGER, "a whole number of bytes, at least 1");
@@ -72,7 +75,7 @@ export async function startShim(options: ShimOptions): Promise<Shim> {
   const stats = createStats();
   const faults: ShimFaults = {};
   const clearFaults = () => Object.assign(faults, { delayMs: undefined, status: undefined });
-  const handler = createShimHandler({ token: options.token, executor: createExecutor(redis), maxBodyBytes, stats, faults });
+  const handler = createShimHandler({ token, executor: createExecutor(redis), maxBodyBytes, stats, faults });
   // node:http takes only the connections the shim's own reader hands over (fast-http.ts); it never
   // listens. It starts checking its connections' head and request timeouts on 'listening'
   // (lib/_http_server.js, setupConnectionsTracking), so without that event a handed-over

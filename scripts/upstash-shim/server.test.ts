@@ -227,6 +227,17 @@ describe("requests the shim refuses", () => {
     expect(JSON.parse(res.body)).toHaveProperty("error");
   });
 
+  it("Should let in clients of a token pasted with a line break or spaces at its ends, which fetch strips before sending", async () => {
+    const pasted = await startShim({ redisUrl: inject("redisUrl"), token: `  ${TOKEN}\n`, port: 0 });
+    try {
+      const res = await fetch(`${pasted.url}/`, { method: "POST", body: '["PING"]', headers: { authorization: `Bearer ${TOKEN}` } });
+      expect({ status: res.status, body: await res.text() }).toEqual({ status: 200, body: '{"result":"PONG"}' });
+    } finally {
+      await pasted.close();
+    }
+    await expect(startShim({ redisUrl: inject("redisUrl"), token: " \n ", port: 0 })).rejects.toThrow("startShim: a non-empty token is required");
+  });
+
   it("Should answer 413 for a body over the limit, and keep serving", async () => {
     const small = await startShim({ redisUrl: inject("redisUrl"), token: TOKEN, port: 0, maxBodyBytes: 64 });
     try {
