@@ -121,6 +121,18 @@ describe("the admin CLI's tables", () => {
     );
   });
 
+  it("Should print the retry time of an admin lockout once, as the Worker's detail already names it", () => {
+    const body = JSON.stringify({
+      type: "about:blank",
+      title: "Too Many Requests",
+      status: 429,
+      detail: "Too many failed attempts from this address; retry after 39 s.",
+    });
+    expect(formatProblem(429, "Too Many Requests", body, "39")).toBe(
+      "ratewall admin: 429 Too Many Requests: Too many failed attempts from this address; retry after 39 s.",
+    );
+  });
+
   it("Should fall back to the status text when a problem has no title, and print no detail when it has none", () => {
     expect(formatProblem(502, "Bad Gateway", '{"status":502}')).toBe("ratewall admin: 502 Bad Gateway");
     expect(formatProblem(500, "Internal Server Error", "")).toBe("ratewall admin: 500 Internal Server Error");

@@ -189,7 +189,8 @@ export function formatConfig(config: ConfigAnswer): string {
 
 /**
  * The admin API's problem details (RFC 9457) as the CLI's one stderr line; the title falls back to
- * the status text, and a problem without a detail prints none.
+ * the status text, and a problem without a detail prints none. Retry-After is printed when the
+ * detail does not already say when to retry.
  *
  * @example
  * formatProblem(404, "Not Found", '{"type":"about:blank","title":"Not Found","status":404,"detail":"unknown route \\"x\\""}');
@@ -199,7 +200,8 @@ export function formatProblem(status: number, statusText: string, body: string, 
   const problem = asRecord(parseJson(body));
   const title = typeof problem.title === "string" ? problem.title : statusText;
   const detail = typeof problem.detail === "string" ? problem.detail : "";
-  const retry = retryAfter ? ` (retry after ${retryAfter} s)` : "";
+  // The Worker's lockout detail already names the wait; Retry-After is added only where it does not.
+  const retry = retryAfter && !/retry after/i.test(detail) ? ` (retry after ${retryAfter} s)` : "";
   return `ratewall admin: ${status} ${title}${detail === "" ? "" : `: ${detail}`}${retry}`;
 }
 
