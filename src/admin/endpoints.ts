@@ -11,7 +11,7 @@ import { asKeyValue } from "../keys/sources.ts";
 import { parseIp } from "../keys/ip.ts";
 import { countsClient } from "../keys/rule-sources.ts";
 import type { ListKind } from "../limiter/index.ts";
-import { type ListVerdict, listVerdict } from "../lists/verdict.ts";
+import { type ListVerdict, listVerdict, networkVerdict } from "../lists/verdict.ts";
 import type { CompiledRoute, Runtime } from "../middleware/rate-limit/runtime.ts";
 import { readClientParam } from "./client-param.ts";
 import { configAnswer } from "./config-answer.ts";
@@ -68,18 +68,23 @@ async function status(runtime: Runtime, query: URLSearchParams): Promise<Respons
     : [];
   const list = decision?.reason === "deny-list" ? "deny" : decision?.reason === "allow-list" ? "allow" : null;
   const listTtlMs = decision?.listExpiresAt === undefined ? null : decision.listExpiresAt - now;
-  const staticList = staticListOf(route, query.get("client")) ?? null;
+  const staticList = staticListOf(route, query.get("client"), client) ?? null;
   return Response.json({ client, route: route.name, ...(route.settings.tiers ? { tier: decision?.tier ?? null } : {}), staticList, list, listTtlMs, rules });
 }
 
 /**
- * What the route's and the global `ALLOW`/`DENY` say about `client=`, which they decide before
- * any dynamic entry or rule. Known for an address, and for an `asn:`/`country:` identifier; a
- * hashed key's requests may come from any address, so for one the lists cannot be asked.
+ * What the route's and the global `ALLOW`/`DENY` say about `client=` (`raw`; `client` is it
+ * normalized), which they decide before any dynamic entry or rule. Known for an address, for an
+ * IPv6 network as the logs print it (when the lists decide the same for all of its addresses), and
+ * for an `asn:`/`country:` identifier; a hashed key's requests may come from any address, so for
+ * one the lists cannot be asked.
  */
-function staticListOf(route: CompiledRoute, client: string | null): ListVerdict {
-  if (!route.lists || client === null) return undefined;
-  if (parseIp(client) !== undefined) return listVerdict(route.lists, { ip: client });
+function staticListOf(route: CompiledRoute, raw: string | null, client: string): ListVerdict {
+  if (!route.lists || raw === null) return undefined;
+  if (parseIp(raw) !== undefined) return listVerdict(route.lists, { ip: raw });
+  const [network = "", length] = client.split("/");
+  const ip = length === undefined ? undefined : parseIp(network);
+  if (ip !== undefined) return networkVerdict(route.lists, ip, Number(length));
   const prefix = clientPrefixOf(client);
   if (prefix !== "asn" && prefix !== "country") return undefined;
   const value = client.slice(prefix.length + 1);

@@ -23,6 +23,12 @@ export interface ListMatcher {
    * AS number: on Workers they come from `request.cf`, which costs a decode on first access.
    */
   matchParsed(ip: ParsedIp | undefined, network: NetworkFacts): boolean;
+  /**
+   * How much of the network `ip/prefix` the list's `ip:` entries hold: `all` (an entry of prefix
+   * length ≤ `prefix` contains it), `some` (only narrower entries inside it), or `none`. For the
+   * admin API's status of an IPv6 client, which is a network; never on the request path.
+   */
+  coverage(ip: ParsedIp, prefix: number): "all" | "some" | "none";
 }
 
 /** The client's country and AS number, read only when a list needs them (getters welcome). */
@@ -65,11 +71,29 @@ export function compileList(entries: readonly ListEntry[]): ListMatcher {
     if (ip?.family === 6) return v6Masks.some(([prefix, mask]) => v6.has(prefix, ip.value & mask));
     return false;
   };
+  const coverage = (ip: ParsedIp, prefix: number): "all" | "some" | "none" =>
+    ip.family === 4
+      ? coverageIn(v4, ip.value, prefix, (value, length) => (value & ipv4Mask(length)) >>> 0)
+      : coverageIn(v6, ip.value, prefix, (value, length) => value & ipv6Mask(length));
   return {
     empty: entries.length === 0,
     matchParsed,
+    coverage,
     match: (ip, country, asn) => entries.length > 0 && matchParsed(ip === undefined ? undefined : parseIp(ip), { country, asn }),
   };
+}
+
+function coverageIn<T extends number | bigint>(
+  table: PrefixTable<T>,
+  value: T,
+  prefix: number,
+  masked: (value: T, length: number) => T,
+): "all" | "some" | "none" {
+  const lengths = table.prefixes();
+  if (lengths.some((length) => length <= prefix && table.has(length, masked(value, length)))) return "all";
+  const network = masked(value, prefix);
+  const inside = lengths.some((length) => length > prefix && [...table.networks(length)].some((entry) => masked(entry, prefix) === network));
+  return inside ? "some" : "none";
 }
 
 /** Masked networks by prefix length. */
@@ -87,6 +111,10 @@ class PrefixTable<T extends number | bigint> {
 
   has(prefix: number, network: T): boolean {
     return this.byPrefix.get(prefix)!.has(network);
+  }
+
+  networks(prefix: number): ReadonlySet<T> {
+    return this.byPrefix.get(prefix) ?? new Set();
   }
 
   /** Longest first: the most common entries (single addresses) are probed first. */

@@ -10,7 +10,7 @@
  * without a Redis call; `undefined` means the lists say nothing and the rules decide.
  */
 import type { ListEntry } from "../config/types.ts";
-import { parseIp } from "../keys/ip.ts";
+import { type ParsedIp, parseIp } from "../keys/ip.ts";
 import { compileList, type ListMatcher, type NetworkFacts } from "./match.ts";
 
 /** One level of lists: a route's own, or the global ones. */
@@ -55,5 +55,28 @@ export function listVerdict(levels: readonly ListLevel[], client: ListClient): L
     if (deny.matchParsed(ip, client)) return "deny";
     if (allow.matchParsed(ip, client)) return "allow";
   }
+  return undefined;
+}
+
+/**
+ * What the lists decide for every address of the network `ip/prefix` (an IPv6 client, as the
+ * admin API's status names it): the verdict when it is the same for all of them, else
+ * `undefined`, also when an entry narrower than the network decides for only some of its
+ * addresses. Country and AS entries are not asked: a network has neither.
+ *
+ * @example
+ * networkVerdict([global], parseIp("2001:db8:dead::")!, 64); // "deny" when DENY holds "ip:2001:db8:dead::/48"
+ */
+export function networkVerdict(levels: readonly ListLevel[], ip: ParsedIp, prefix: number): ListVerdict {
+  const found = new Set<ListVerdict>();
+  for (const { allow, deny } of levels) {
+    const denied = deny.coverage(ip, prefix);
+    const allowed = allow.coverage(ip, prefix);
+    if (denied !== "none") found.add("deny");
+    // Deny beats allow within a level: an allow decides only where no deny does.
+    if (denied !== "all" && allowed !== "none") found.add("allow");
+    if (denied === "all" || allowed === "all") return found.size === 1 ? [...found][0] : undefined;
+  }
+  // No level holds the whole network: some of its addresses, at least, are left to the rules.
   return undefined;
 }

@@ -84,6 +84,35 @@ describe("the admin API: status", () => {
     expect(await staticList(`key:${"0".repeat(32)}`, "api")).toBeNull();
   });
 
+  it("Should give an IPv6 client's /64, as the logs print it, the settings' verdict its addresses get when an entry covers the whole /64", async () => {
+    const t = adminApp({ DENY: ["ip:2001:db8:dead::/48", "asn:64496"] });
+    const staticList = async (client: string) =>
+      ((await (await t.admin(`status?client=${encodeURIComponent(client)}`)).json()) as { staticList: unknown }).staticList;
+    expect((await t.get("/", "2001:db8:dead::1")).status).toBe(403);
+    expect(await staticList("2001:db8:dead::1")).toBe("deny");
+    expect(await staticList("2001:db8:dead::/64")).toBe("deny");
+    expect(await staticList("2001:db8:beef::/64")).toBeNull();
+  });
+
+  it("Should report no settings' verdict for a /64 that an entry narrower than it decides only in part, and the address's own verdict for an address", async () => {
+    const t = adminApp({
+      DENY: ["ip:2001:db8:beef::7"],
+      ROUTES: [{ pattern: "*/api/*", name: "api", allow: ["ip:2001:db8:cafe::/80", "ip:2001:db8:beef::/56"], rules: "5/1m" }],
+    });
+    const staticList = async (client: string, route = "default") =>
+      ((await (await t.admin(`status?client=${encodeURIComponent(client)}&route=${route}`)).json()) as { staticList: unknown }).staticList;
+    expect((await t.get("/", "2001:db8:beef::7")).status).toBe(403);
+    expect((await t.get("/", "2001:db8:beef::8")).status).toBe(200);
+    expect(await staticList("2001:db8:beef::7")).toBe("deny");
+    expect(await staticList("2001:db8:beef::8")).toBeNull();
+    expect(await staticList("2001:db8:beef::/64")).toBeNull();
+    expect(await staticList("2001:db8:cafe::1", "api")).toBe("allow");
+    expect(await staticList("2001:db8:cafe::/64", "api")).toBeNull();
+    // The route's lists decide before the global ones: its wider allow holds for all of the /64.
+    expect(await staticList("2001:db8:beef::/64", "api")).toBe("allow");
+    expect((await t.get("/api/items", "2001:db8:beef::7")).status).toBe(200);
+  });
+
   it("Should normalize the client as requests are: IPv6 grouped by IPV6_SUBNET, IPv4-mapped IPv6 as IPv4", async () => {
     const t = adminApp();
     const prefix = uniqueIpv6Prefix();
