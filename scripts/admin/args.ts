@@ -12,8 +12,8 @@ export interface Target {
 }
 
 /**
- * One admin API call, as the command line asks for it. `deny`, `allow` and `tier` act on every
- * route; `remove` takes the entry away instead of writing it.
+ * One admin API call, as the command line asks for it. `deny` and `allow` act on every route that
+ * counts requests, `tier` on every route with tiers; `remove` takes the entry away instead of writing it.
  */
 export type Command =
   | { name: "status" | "reset"; target: Target; route?: string }
@@ -46,14 +46,15 @@ const TOKEN_VARIABLE = "RATEWALL_ADMIN_TOKEN";
 export const USAGE = `Usage: ratewall-admin <command> [--url http://127.0.0.1:8787] [--json]
   status <client> [--route NAME] [--key]   the client's quota on a route (default: the default route)
   reset <client> [--route NAME] [--key]    deletes the client's counters on that route
-  deny <client> [--ttl SECONDS] [--key]    refuses the client on every route (403), until removed or for SECONDS
-  allow <client> [--ttl SECONDS] [--key]   lets the client through every route uncounted, until removed or for SECONDS
+  deny <client> [--ttl SECONDS] [--key]    refuses the client (403) on every route that counts requests, until removed or for SECONDS
+  allow <client> [--ttl SECONDS] [--key]   lets the client through uncounted on every route that counts requests, until removed or for SECONDS
   tier <client> <tier> [--key]             puts the client on a tier of TIERS
   deny|allow|tier <client> --remove        takes the entry away again
   lists                                    every deny and allow entry, soonest to expire first
   lists --copy                             copies the entries to multi-key routes deployed after them
   config                                   the Worker's effective settings (secrets redacted)
   <client> is an IP address or client id; with --key it is the raw key header value.
+  Unlimited routes make no Redis call and never read a deny or allow entry: only ALLOW and DENY apply there.
   The token comes from ${TOKEN_VARIABLE} (the Worker's ADMIN_TOKEN; npm start prints one).
   In a clone of the repository: npm run admin -- <command> [flags].`;
 

@@ -53,6 +53,16 @@ describe("the admin CLI's tables", () => {
     expect(formatStatus({ client: "c1", route: "health", rules: [] })).toBe("client c1 · route health\nno rules: the route is unlimited");
   });
 
+  it("Should say that a client's dynamic entry does not apply on an unlimited route, which forwards without reading it", () => {
+    expect(formatStatus({ client: "c1", route: "health", staticList: null, list: "deny", listTtlMs: 598_000, rules: [] })).toBe(
+      [
+        "client c1 · route health",
+        "on the deny list for another 9 min 58 s: not applied on this route, which is unlimited and forwards every request (only the settings' lists apply here)",
+        "no rules: the route is unlimited",
+      ].join("\n"),
+    );
+  });
+
   it("Should print a reset as one line with the number of keys deleted", () => {
     expect(formatReset({ client: "203.0.113.7", route: "api", deleted: 2 })).toBe("reset client 203.0.113.7 on route api: deleted 2 Redis keys");
     expect(formatReset({ client: "203.0.113.7", route: "default", deleted: 1 })).toBe("reset client 203.0.113.7 on route default: deleted 1 Redis key");
@@ -176,13 +186,19 @@ describe("the admin CLI's layout helpers", () => {
     expect(waitText(ms)).toBe(text);
   });
 
-  it("Should say what a deny, an allow or a tier now does, for how long, and what a removal found", () => {
-    expect(formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: 600 })).toBe("denied client 203.0.113.7 on every route for 10m");
-    expect(formatList({ client: "203.0.113.7", list: "allow", ttlSeconds: null })).toBe("allowed (uncounted) client 203.0.113.7 on every route until removed");
-    expect(formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: null, was: "allow" })).toBe(
-      "denied client 203.0.113.7 on every route until removed (it was on the allow list: that entry is gone)",
+  it("Should say what a deny, an allow or a tier now does, on which routes, for how long, and what a removal found", () => {
+    expect(formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: 600 })).toBe(
+      "denied client 203.0.113.7 for 10m on every route that counts requests (unlimited routes still forward it)",
     );
-    expect(formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: 600, was: "deny" })).toBe("denied client 203.0.113.7 on every route for 10m");
+    expect(formatList({ client: "203.0.113.7", list: "allow", ttlSeconds: null })).toBe(
+      "allowed (uncounted) client 203.0.113.7 until removed on every route that counts requests",
+    );
+    expect(formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: null, was: "allow" })).toBe(
+      "denied client 203.0.113.7 until removed on every route that counts requests (unlimited routes still forward it; it was on the allow list: that entry is gone)",
+    );
+    expect(formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: 600, was: "deny" })).toBe(
+      "denied client 203.0.113.7 for 10m on every route that counts requests (unlimited routes still forward it)",
+    );
     expect(formatList({ client: "203.0.113.7", list: "deny", deleted: true })).toBe("removed client 203.0.113.7 from the deny list");
     expect(formatList({ client: "203.0.113.7", list: "allow", deleted: false })).toBe("client 203.0.113.7 was not on the allow list");
     expect(formatTier({ client: "203.0.113.7", tier: "pro" })).toBe("client 203.0.113.7 is on tier pro (on every route with tiers)");

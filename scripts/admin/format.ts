@@ -9,7 +9,8 @@ import { table, waitText, windowText } from "./table.ts";
 /**
  * The status answer as a heading line (with the client's tier on a route with tiers), a line for
  * each list that names the client (the settings' lists decide first, then its dynamic entry, both
- * before any rule), and one row per rule.
+ * before any rule; an unlimited route, without rules, never reads the dynamic entry), and one row
+ * per rule.
  *
  * @example
  * formatStatus({ client: "203.0.113.7", route: "default", rules: [{ name: "default", algorithm: "fixed-window", limit: 100, windowMs: 60000, remaining: 97, resetMs: 42100 }] });
@@ -22,7 +23,7 @@ export function formatStatus(answer: StatusAnswer): string {
   const settingsList = answer.staticList
     ? `\non the settings' ${answer.staticList} list: ${effectOf(answer.staticList)}, whatever the dynamic lists and the rules say`
     : "";
-  const listed = answer.list ? `\n${listLine(answer.list, answer.listTtlMs ?? null)}` : "";
+  const listed = answer.list ? `\n${listLine(answer.list, answer.listTtlMs ?? null, answer.rules.length === 0)}` : "";
   const heading = `client ${answer.client} · route ${answer.route}${tier}${settingsList}${listed}`;
   if (answer.rules.length === 0) return `${heading}\nno rules: the route is unlimited`;
   const columns = [
@@ -44,8 +45,11 @@ export function formatStatus(answer: StatusAnswer): string {
   return `${heading}\n${table(columns, rows)}`;
 }
 
-function listLine(list: "deny" | "allow", ttlMs: number | null): string {
+/** `unlimited`: the route has no rules, so its requests never read the dynamic entry. */
+function listLine(list: "deny" | "allow", ttlMs: number | null, unlimited: boolean): string {
   const until = ttlMs === null ? "until removed" : `for another ${waitText(ttlMs)}`;
+  if (unlimited)
+    return `on the ${list} list ${until}: not applied on this route, which is unlimited and forwards every request (only the settings' lists apply here)`;
   return `on the ${list} list ${until}: ${effectOf(list)}, whatever the rules say`;
 }
 
@@ -66,13 +70,14 @@ export function formatReset(answer: ResetAnswer): string {
 }
 
 /**
- * A deny or allow answer as one line: what now holds on every route, and for how long.
+ * A deny or allow answer as one line: what now holds on every route that counts requests, and for
+ * how long. Unlimited routes never read the entry: a denied client is still forwarded there.
  *
  * @example
  * formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: 600 });
- * // "denied client 203.0.113.7 on every route for 10m"
+ * // "denied client 203.0.113.7 for 10m on every route that counts requests (unlimited routes still forward it)"
  * formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: null, was: "allow" });
- * // "denied client 203.0.113.7 on every route until removed (it was on the allow list: that entry is gone)"
+ * // "denied client 203.0.113.7 until removed on every route that counts requests (unlimited routes still forward it; it was on the allow list: that entry is gone)"
  * formatList({ client: "203.0.113.7", list: "allow", deleted: false });
  * // "client 203.0.113.7 was not on the allow list"
  */
@@ -81,8 +86,12 @@ export function formatList(answer: ListAnswer): string {
   if ("deleted" in answer) return answer.deleted ? `removed client ${client} from the ${list} list` : `client ${client} was not on the ${list} list`;
   const how = list === "deny" ? "denied" : "allowed (uncounted)";
   const until = answer.ttlSeconds === null ? "until removed" : `for ${windowText(answer.ttlSeconds * 1000)}`;
-  const replaced = answer.was && answer.was !== list ? ` (it was on the ${answer.was} list: that entry is gone)` : "";
-  return `${how} client ${client} on every route ${until}${replaced}`;
+  // An allow changes nothing on an unlimited route, which forwards uncounted anyway; a deny does not apply there.
+  const notes = [
+    ...(list === "deny" ? ["unlimited routes still forward it"] : []),
+    ...(answer.was && answer.was !== list ? [`it was on the ${answer.was} list: that entry is gone`] : []),
+  ];
+  return `${how} client ${client} ${until} on every route that counts requests${notes.length === 0 ? "" : ` (${notes.join("; ")})`}`;
 }
 
 /**

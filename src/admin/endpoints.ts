@@ -66,8 +66,14 @@ async function status(runtime: Runtime, query: URLSearchParams): Promise<Respons
         ];
       })
     : [];
-  const list = decision?.reason === "deny-list" ? "deny" : decision?.reason === "allow-list" ? "allow" : null;
-  const listTtlMs = decision?.listExpiresAt === undefined ? null : decision.listExpiresAt - now;
+  let list: ListKind | null = decision?.reason === "deny-list" ? "deny" : decision?.reason === "allow-list" ? "allow" : null;
+  let listTtlMs = decision?.listExpiresAt === undefined ? null : decision.listExpiresAt - now;
+  if (!route.limiter) {
+    // An unlimited route never reads the entry (no Redis call per request); the operator still sees it, not applied here.
+    const entry = await runtime.entries.readList(client);
+    list = entry?.kind ?? null;
+    listTtlMs = entry?.ttlMs ?? null;
+  }
   const staticList = staticListOf(route, query.get("client"), client) ?? null;
   return Response.json({ client, route: route.name, ...(route.settings.tiers ? { tier: decision?.tier ?? null } : {}), staticList, list, listTtlMs, rules });
 }

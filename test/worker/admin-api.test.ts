@@ -407,6 +407,27 @@ describe("the admin API: dynamic lists", () => {
     expect(await (await t.admin(`tier?client=${ip}&tier=free`, { method: "POST" })).json()).toEqual({ client: ip, tier: "free", was: "pro" });
   });
 
+  it("Should report a client's deny entry on an unlimited route, where the route forwards it without a Redis call", async () => {
+    const t = adminApp({ ROUTES: [{ pattern: "*/health", name: "health", unlimited: true }] });
+    const ip = uniqueIpv4();
+    await t.admin(`deny?client=${ip}&ttl=600`, { method: "POST" });
+    const calls = t.counter.redisCalls;
+    expect((await t.get("/health", ip)).status).toBe(200);
+    expect(t.counter.redisCalls).toBe(calls);
+    expect((await t.get("/", ip)).status).toBe(403);
+    const status = await (await t.admin(`status?client=${ip}&route=health`)).json();
+    expect(status).toEqual({ client: ip, route: "health", staticList: null, list: "deny", listTtlMs: expect.any(Number), rules: [] });
+    expect((status as { listTtlMs: number }).listTtlMs).toBeGreaterThan(590_000);
+  });
+
+  it("Should report a client's allow entry on the default route when RATE_LIMIT=unlimited, and no entry for a client without one", async () => {
+    const t = adminApp({ RATE_LIMIT: "unlimited" });
+    const ip = uniqueIpv4();
+    await t.admin(`allow?client=${ip}`, { method: "POST" });
+    expect(await (await t.admin(`status?client=${ip}`)).json()).toMatchObject({ list: "allow", listTtlMs: null, rules: [] });
+    expect(await (await t.admin(`status?client=${uniqueIpv4()}`)).json()).toMatchObject({ list: null, listTtlMs: null, rules: [] });
+  });
+
   it("Should answer 400 for a ttl that is not whole seconds", async () => {
     const t = adminApp();
     const res = await t.admin("deny?client=192.0.2.8&ttl=1.5", { method: "POST" });

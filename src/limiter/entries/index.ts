@@ -2,7 +2,8 @@
  * @module A client's entries, as the admin API writes them: its dynamic list entry (`allow` or
  * `deny`, optionally expiring) and its tier. Keys share the client's hash tag with its counters
  * (src/keys/build-key.ts), so the deciding script reads them in the same call, on any cluster
- * node. Entries are per client, for every route: a denied client is denied everywhere. An index of
+ * node. Entries are per client, for every route that counts requests (an unlimited route makes no
+ * Redis call, so it never reads them). An index of
  * the list entries lets an operator see them all, and write the copies a new multi-key route lacks.
  */
 import { RedisRestError } from "../../errors.ts";
@@ -29,6 +30,11 @@ export interface ClientEntries {
   setList(client: string, kind: ListKind, ttlMs?: number): Promise<ListKind | undefined>;
   /** Removes `client` from `kind`'s list; resolves false when it was not on it. */
   deleteList(client: string, kind: ListKind): Promise<boolean>;
+  /**
+   * `client`'s own list entry, or undefined: for the admin API's status on an unlimited route,
+   * whose requests never run a script that would read it.
+   */
+  readList(client: string): Promise<{ kind: ListKind; ttlMs: number | null } | undefined>;
   /** Up to `count` unexpired list entries after the first `offset`, soonest to expire first, the unexpiring last. */
   listEntries(offset: number, count: number): Promise<ListEntry[]>;
   /**
@@ -107,6 +113,10 @@ export function createClientEntries(runner: ScriptRunner, prefix: string, routeS
       const copied = copies(client).map((copy) => remove(copy, kind));
       await every([call(unindexEntry, index, [`${kind}:${client}`], isFlag), ...copied, ...former.map((copy) => remove(copy, ""))]);
       return own || (await Promise.all(copied)).some(Boolean);
+    },
+    readList: async (client) => {
+      const { value, ttlMs } = await read(client);
+      return value === "allow" || value === "deny" ? { kind: value, ttlMs: ttlMs ?? null } : undefined;
     },
     listEntries: async (offset, count) => {
       const reply = (await call(readIndex, index, [String(offset), String(count)], isIndexReply)) as (string | number)[];
