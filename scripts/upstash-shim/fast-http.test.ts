@@ -239,6 +239,12 @@ describe("the shim's own HTTP reader", () => {
       417,
       'ERR unsupported Expect "something-else": only 100-continue is understood',
     ],
+    [
+      "a CONNECT, which node:http hands to no request handler",
+      "CONNECT redis.example:6379 HTTP/1.1\r\nHost: redis.example:6379\r\n\r\n",
+      405,
+      "ERR method CONNECT is not allowed",
+    ],
   ])("Should refuse %s with a JSON error, and close", async (_, request, status, error) => {
     const text = await exchange(request);
     expect(answers(text)).toEqual([{ status, body: typeof error === "string" ? JSON.stringify({ error }) : expect.stringMatching(error) }]);

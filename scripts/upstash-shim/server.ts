@@ -49,8 +49,9 @@ const UNREADABLE: Record<string, [number, string]> = {
 
 /**
  * Gives node:http's own refusals a JSON body, as every answer of the shim (§4); by default they
- * have none: the 400, 408, 413 and 431 for a request it cannot read (`clientError`), and the 417
- * for an `Expect` other than 100-continue (`checkExpectation`).
+ * have none: the 400, 408, 413 and 431 for a request it cannot read (`clientError`), the 417
+ * for an `Expect` other than 100-continue (`checkExpectation`); and a CONNECT, which it would
+ * close unanswered, gets the 405 of any method the shim does not take.
  *
  * @example
  * answerRefusalsInJson(createServer(createShimListener(handler, redis.subscriber, max)), handler);
@@ -63,6 +64,14 @@ export function answerRefusalsInJson(server: Server, handler: ShimHandler): void
     const [status, message] = UNREADABLE[error.code ?? ""] ?? [400, `ERR malformed request${error.reason ? `: ${error.reason}` : ""}`];
     // Then gone, as fast-http.ts closes after its own refusals.
     socket.end(serialize(handler.failure(new RequestError(status, message)), undefined), () => socket.destroy());
+  });
+  // A CONNECT never reaches the request handler, and with no listener node:http closes without
+  // a word; the handler's own 405 says which methods are allowed.
+  server.on("connect", (req: IncomingMessage, socket: Duplex) => {
+    handler.stats.requests++;
+    const head = handler.head(req.method ?? "CONNECT", req.url ?? "", req.headers);
+    const answer = head.kind === "answer" ? head.answer : handler.failure(new RequestError(405, "ERR method CONNECT is not allowed"));
+    socket.end(serialize(answer, undefined), () => socket.destroy());
   });
   server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
     handler.stats.requests++;
