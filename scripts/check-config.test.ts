@@ -31,15 +31,19 @@ describe("check-config", () => {
   });
 
   it("Should exit 1 with the message when run on a bad file, and 0 on the project's own wrangler.toml", () => {
-    const run = (file?: string) => {
+    const run = (file?: string, env: Record<string, string> = {}) => {
       try {
-        return { code: 0, out: execFileSync("npx", ["tsx", "scripts/check-config.ts", ...(file ? [file] : [])], { encoding: "utf8", stdio: "pipe" }) };
+        const argv = ["tsx", "scripts/check-config.ts", ...(file ? [file] : [])];
+        return { code: 0, out: execFileSync("npx", argv, { encoding: "utf8", stdio: "pipe", env: { ...process.env, ...env } }) };
       } catch (error) {
         const failed = error as { status: number; stderr: string };
         return { code: failed.status, out: failed.stderr };
       }
     };
     expect(run()).toEqual({ code: 0, out: `wrangler.toml: ok ([vars])\n${LOCAL_URL_WARNING}\n` });
+    // As wrangler.toml's [build] hook under `wrangler dev`, where the local URL is meant; a deploy still warns.
+    expect(run(undefined, { WRANGLER_COMMAND: "dev" })).toEqual({ code: 0, out: "wrangler.toml: ok ([vars])\n" });
+    expect(run(undefined, { WRANGLER_COMMAND: "deploy" }).out).toContain(LOCAL_URL_WARNING);
     const bad = join("test/fixtures/config", "unknown-algorithm.toml");
     expect(run(bad).code).toBe(1);
     expect(run(bad).out).toContain('RATE_LIMIT_ALGORITHM: unknown algorithm "leaky"');
