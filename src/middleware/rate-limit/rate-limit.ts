@@ -134,9 +134,12 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
     };
     const blocked = blocksNow();
     // Answered from memory until the latest of its blocks ends, while that one is trusted: past
-    // its re-check, Redis says whether it still holds.
+    // its re-check, Redis says whether it still holds. In shadow only an operator's deny holds.
     let latest: Block | undefined;
-    for (const candidate of blocked.values()) if (!latest || candidate.until > latest.until) latest = candidate;
+    for (const candidate of blocked.values()) {
+      if (!enforce && candidate.decision.reason !== "deny-list") continue;
+      if (!latest || candidate.until > latest.until) latest = candidate;
+    }
     const block = latest && now < latest.recheckAt ? latest : undefined;
     const request = { client: who.client, ...(who.clients ? { clients: who.clients } : {}), scope: route.settings.scope, cost: route.settings.cost, now };
     // A route that counts only some answers (`count`) checks first, read-only, and charges once
@@ -145,7 +148,7 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
     let decision: Decision;
     let outcome: Outcome;
     let redisMs = 0;
-    if (enforce && block) {
+    if (block) {
       decision = fromBlock(block, now);
       outcome = decision.reason === "deny-list" ? "denied" : "block-cache";
     } else {
@@ -153,7 +156,7 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
       try {
         decision = await (countsAll ? route.limiter.limit(request) : route.limiter.status(request));
       } catch (error) {
-        if (!(enforce && latest)) return redisFailed(error, performance.now() - started);
+        if (!latest) return redisFailed(error, performance.now() - started);
         logFailure(error);
         // Redis failed, but this client is known to be refused until its block ends: that holds
         // whatever FAILURE_MODE says, which decides for clients nothing is known about.
