@@ -43,19 +43,29 @@ export type Vars = Partial<Record<(typeof VARIABLES)[number], unknown>>;
 /**
  * Refuses a name in `vars` that is one of {@link VARIABLES} misspelled (in another case, or, for
  * names of 6 letters or more, one edit away): given to the middleware, it would be ignored and its
- * default used. Other names pass, since an app may hand over its whole environment, bindings
- * such as `RATE_LIMITER` included.
+ * default used. Only in vars written for ratewall: an object that also holds a name like none of
+ * ratewall's, or a binding (not a string, number, list or plain object), is an app's whole
+ * environment, whose other names (`ROUTER`, `ADMIN_TOKENS`) are not ratewall's business.
  *
  * @example
  * refuseMisspelt({ RATE_LIMT: "5/1m" }, "vars"); // throws: vars: unknown variable "RATE_LIMT" (did you mean RATE_LIMIT?)
  */
 export function refuseMisspelt(vars: object, source: string): void {
   const known = new Set<string>(VARIABLES);
-  for (const name of Object.keys(vars)) {
+  let first: [string, string] | undefined;
+  for (const [name, value] of Object.entries(vars)) {
     if (known.has(name)) continue;
     const meant = VARIABLES.find((variable) => editsApart(name.toUpperCase(), variable) <= (variable.length < 6 ? 0 : 1));
-    if (meant) throw new ConfigError(source, "", `unknown variable ${JSON.stringify(name)} (did you mean ${meant}?)`);
+    if (!meant || !isSettingValue(value)) return;
+    first ??= [name, meant];
   }
+  if (first) throw new ConfigError(source, "", `unknown variable ${JSON.stringify(first[0])} (did you mean ${first[1]}?)`);
+}
+
+/** What a variable can hold (text, or a structured `[vars]` value), as a binding cannot. */
+function isSettingValue(value: unknown): boolean {
+  if (value === null || typeof value !== "object") return typeof value !== "function";
+  return Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype;
 }
 
 /** Levenshtein distance: the fewest insertions, deletions and substitutions from `a` to `b`. */

@@ -151,8 +151,10 @@ describe("rateLimit middleware", () => {
     expect(misspelt({ RATE_LIMT: "5/1m" })).toThrow('vars: unknown variable "RATE_LIMT" (did you mean RATE_LIMIT?)');
     expect(misspelt({ rate_limit_algorithm: "token-bucket" })).toThrow('vars: unknown variable "rate_limit_algorithm" (did you mean RATE_LIMIT_ALGORITHM?)');
     expect(misspelt({ FAILURE_MOD: "closed" })).toThrow("(did you mean FAILURE_MODE?)");
-    // Names nothing like ratewall's (an app passing its whole process.env) are not its business.
+    // An app's whole environment (names like none of ratewall's, or bindings) is not its business.
     expect(misspelt({ HOME: "/root", NODE: "20", NODE_ENV: "production", PATH: "/usr/bin", RATE_LIMITER: {} })).not.toThrow();
+    expect(misspelt({ ADMIN_TOKENS: "a,b", APP_NAME: "shop" })).not.toThrow();
+    expect(misspelt({ ROUTER: new (class Fetcher {})() })).not.toThrow();
   });
 });
 
