@@ -45,10 +45,10 @@ export type ListAnswer = { client: string; list: "deny" | "allow" } & ({ ttlSeco
 /** `POST` (`tier`, and `was`: the tier it replaced) or `DELETE` (`deleted`) `/__ratewall/tier`. */
 export type TierAnswer = { client: string } & ({ tier: string; was?: string | null } | { deleted: boolean });
 
-/** `GET /__ratewall/lists`: a page of the entries; `next` is the next page's offset, or null. */
+/** `GET /__ratewall/lists`: a page of the entries; `next` is the next page's cursor, or null. */
 export interface ListsAnswer {
   entries: { client: string; list: "deny" | "allow"; ttlSeconds: number | null }[];
-  next: number | null;
+  next: string | null;
 }
 
 /** `POST /__ratewall/lists/copy`: the multi-key routes, and how many entries of the page got how many copies. */
@@ -56,7 +56,7 @@ export interface CopyAnswer {
   routes: string[];
   entries: number;
   copied: number;
-  next: number | null;
+  next: string | null;
 }
 
 /** `GET /__ratewall/config`: the effective settings, tokens already "[redacted]" by the Worker. */
@@ -86,7 +86,7 @@ export function readAnswer(command: Command["name"], contentType: string, text: 
 function hasFields(command: Command["name"], answer: Record<string, unknown>): boolean {
   if (command === "config") return typeof answer.defaultRoute === "object" && answer.defaultRoute !== null;
   if (command === "lists")
-    return (typeof answer.next === "number" || answer.next === null) && (Array.isArray(answer.entries) || typeof answer.copied === "number");
+    return (typeof answer.next === "string" || answer.next === null) && (Array.isArray(answer.entries) || typeof answer.copied === "number");
   if (typeof answer.client !== "string") return false;
   if (command === "deny" || command === "allow") {
     return answer.list === command && (typeof answer.ttlSeconds === "number" || answer.ttlSeconds === null || typeof answer.deleted === "boolean");

@@ -20,7 +20,7 @@ export type Command =
   | { name: "deny" | "allow"; target: Target; ttlSeconds?: number; remove?: true }
   | { name: "tier"; target: Target; tier: string }
   | { name: "tier"; target: Target; remove: true }
-  | { name: "lists"; copy?: true; offset?: number }
+  | { name: "lists"; copy?: true; cursor?: string }
   | { name: "config" };
 
 /** What the CLI runs. */

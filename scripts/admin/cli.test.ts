@@ -14,6 +14,8 @@ const LISTED = [
   { client: "203.0.113.7", list: "deny", ttlSeconds: 600 },
   { client: "key:5d1c", list: "allow", ttlSeconds: null },
 ] as const;
+/** A first page's `next`, as the Worker gives it: the last entry's expiry and its index member. */
+const NEXT = "1700000600000:deny:2001:db8::/64";
 
 interface Seen {
   method: string;
@@ -44,10 +46,13 @@ function fakeWorker(seen: Seen[], state: { origin?: "html" | "echo" | "missing" 
     if (url.pathname === "/__ratewall/status") return answer(200, STATUS);
     if (url.pathname === "/__ratewall/reset") return answer(200, RESET);
     if (url.pathname === "/__ratewall/config") return answer(200, CONFIG);
-    // Two pages of entries, or of copies, so that the CLI has to follow `next`.
-    const page = Number(url.searchParams.get("offset") ?? "0");
-    if (url.pathname === "/__ratewall/lists") return answer(200, { entries: [LISTED[page]!], next: page === 0 ? 1 : null });
-    if (url.pathname === "/__ratewall/lists/copy") return answer(200, { routes: ["api"], entries: page === 0 ? 3 : 1, copied: 1, next: page === 0 ? 3 : null });
+    // Two pages of entries, or of copies, so that the CLI has to pass `next` back as the cursor, as given.
+    const cursor = url.searchParams.get("cursor");
+    if (cursor !== null && cursor !== NEXT) return problem(400, "Bad Request", `Invalid cursor ${JSON.stringify(cursor)}`);
+    const page = cursor === null ? 0 : 1;
+    if (url.pathname === "/__ratewall/lists") return answer(200, { entries: [LISTED[page]!], next: page === 0 ? NEXT : null });
+    if (url.pathname === "/__ratewall/lists/copy")
+      return answer(200, { routes: ["api"], entries: page === 0 ? 3 : 1, copied: 1, next: page === 0 ? NEXT : null });
     const client = url.searchParams.get("client") ?? url.searchParams.get("key")!;
     const list = url.pathname.slice("/__ratewall/".length);
     if ((list === "deny" || list === "allow") && request.method === "POST") {
@@ -125,22 +130,25 @@ describe("npm run admin against a Worker", () => {
     expect(untiered).toEqual({ code: 0, stdout: "client 203.0.113.7 had no tier\n", stderr: "" });
   }, 30_000);
 
-  it("Should GET every page of the list entries and print them as one table, or as one JSON answer with --json", async () => {
+  it("Should GET every page of the list entries, each after the previous page's cursor, and print them as one table, or as one JSON answer with --json", async () => {
     const table = await runCli(["lists", "--url", url], withToken);
     const json = await runCli(["lists", "--json", "--url", url], withToken);
     expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual([
       "GET /__ratewall/lists",
-      "GET /__ratewall/lists?offset=1",
+      "GET /__ratewall/lists?cursor=1700000600000%3Adeny%3A2001%3Adb8%3A%3A%2F64",
       "GET /__ratewall/lists",
-      "GET /__ratewall/lists?offset=1",
+      "GET /__ratewall/lists?cursor=1700000600000%3Adeny%3A2001%3Adb8%3A%3A%2F64",
     ]);
     expect(table).toEqual({ code: 0, stdout: `${formatLists([...LISTED])}\n`, stderr: "" });
     expect(JSON.parse(json.stdout)).toEqual({ entries: LISTED, next: null });
   }, 30_000);
 
-  it("Should POST every page of the copies and print their sum", async () => {
+  it("Should POST every page of the copies, each after the previous page's cursor, and print their sum", async () => {
     const result = await runCli(["lists", "--copy", "--url", url], withToken);
-    expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual(["POST /__ratewall/lists/copy", "POST /__ratewall/lists/copy?offset=3"]);
+    expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual([
+      "POST /__ratewall/lists/copy",
+      "POST /__ratewall/lists/copy?cursor=1700000600000%3Adeny%3A2001%3Adb8%3A%3A%2F64",
+    ]);
     expect(result).toEqual({ code: 0, stdout: "wrote 2 copies of 4 entries to route api (the rest were there already)\n", stderr: "" });
   }, 30_000);
 

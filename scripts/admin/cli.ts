@@ -49,15 +49,15 @@ async function call(url: string, token: string, command: Command): Promise<{ bod
 async function lists(url: string, token: string, command: Extract<Command, { name: "lists" }>, json: boolean): Promise<number> {
   const entries: ListsAnswer["entries"] = [];
   const copies: CopyAnswer = { routes: [], entries: 0, copied: 0, next: null };
-  let offset: number | null = 0;
-  while (offset !== null) {
-    const body: Record<string, unknown> | undefined = (await call(url, token, { ...command, offset }))?.body;
+  let cursor: string | null | undefined;
+  while (cursor !== null) {
+    const body: Record<string, unknown> | undefined = (await call(url, token, { ...command, cursor }))?.body;
     if (!body) return 1;
     if (command.copy) {
       const page = body as unknown as CopyAnswer;
       Object.assign(copies, { routes: page.routes, entries: copies.entries + page.entries, copied: copies.copied + page.copied });
     } else entries.push(...(body as unknown as ListsAnswer).entries);
-    offset = (body as { next: number | null }).next;
+    cursor = (body as { next: string | null }).next;
   }
   const whole = command.copy ? copies : { entries, next: null };
   console.log(json ? JSON.stringify(whole) : command.copy ? formatCopy(copies) : formatLists(entries));

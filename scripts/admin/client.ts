@@ -23,13 +23,13 @@ const TIMEOUT_MS = 10_000;
  * // → { method: "POST", path: "/__ratewall/reset?key=k1&route=api" }
  * adminRequest({ name: "deny", target: { by: "client", value: "203.0.113.7" }, ttlSeconds: 600 });
  * // → { method: "POST", path: "/__ratewall/deny?client=203.0.113.7&ttl=600" }
- * adminRequest({ name: "lists", copy: true, offset: 11 });
- * // → { method: "POST", path: "/__ratewall/lists/copy?offset=11" }
+ * adminRequest({ name: "lists", copy: true, cursor: "inf:deny:203.0.113.7" });
+ * // → { method: "POST", path: "/__ratewall/lists/copy?cursor=inf%3Adeny%3A203.0.113.7" }
  */
 export function adminRequest(command: Command): { method: "GET" | "POST" | "DELETE"; path: string } {
   if (command.name === "config") return { method: "GET", path: "/__ratewall/config" };
   if (command.name === "lists") {
-    const page = command.offset ? `?offset=${command.offset}` : "";
+    const page = command.cursor === undefined ? "" : `?${new URLSearchParams({ cursor: command.cursor })}`;
     return command.copy ? { method: "POST", path: `/__ratewall/lists/copy${page}` } : { method: "GET", path: `/__ratewall/lists${page}` };
   }
   const query = new URLSearchParams({ [command.target.by]: command.target.value });

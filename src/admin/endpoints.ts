@@ -11,6 +11,7 @@ import { asKeyValue } from "../keys/sources.ts";
 import { parseIp } from "../keys/ip.ts";
 import { countsClient } from "../keys/rule-sources.ts";
 import type { ListKind } from "../limiter/index.ts";
+import { isListCursor } from "../limiter/entries/index.ts";
 import { type ListVerdict, listVerdict, networkVerdict } from "../lists/verdict.ts";
 import type { CompiledRoute, Runtime } from "../middleware/rate-limit/runtime.ts";
 import { readClientParam } from "./client-param.ts";
@@ -132,13 +133,13 @@ async function takeOffList(runtime: Runtime, query: URLSearchParams, kind: ListK
   return Response.json({ client, list: kind, deleted });
 }
 
-/** A page of the dynamic list entries, soonest to expire first; `next` is the offset of the next page, or null. */
+/** A page of the dynamic list entries, soonest to expire first; `next` is the next page's cursor, or null. */
 async function listEntries(runtime: Runtime, query: URLSearchParams): Promise<Response> {
-  const offset = offsetParam(query);
-  if (offset instanceof Response) return offset;
-  const found = await runtime.entries.listEntries(offset, LIST_PAGE);
-  const entries = found.map(({ client, kind, ttlMs }) => ({ client, list: kind, ttlSeconds: ttlMs === null ? null : Math.ceil(ttlMs / 1000) }));
-  return Response.json({ entries, next: found.length === LIST_PAGE ? offset + LIST_PAGE : null });
+  const cursor = cursorParam(query);
+  if (cursor instanceof Response) return cursor;
+  const found = await runtime.entries.listEntries(cursor, LIST_PAGE);
+  const entries = found.entries.map(({ client, kind, ttlMs }) => ({ client, list: kind, ttlSeconds: ttlMs === null ? null : Math.ceil(ttlMs / 1000) }));
+  return Response.json({ entries, next: found.next });
 }
 
 /**
@@ -148,21 +149,29 @@ async function listEntries(runtime: Runtime, query: URLSearchParams): Promise<Re
  * of the index and, once per isolate, the record of the routes).
  */
 async function copyEntries(runtime: Runtime, query: URLSearchParams): Promise<Response> {
-  const offset = offsetParam(query);
-  if (offset instanceof Response) return offset;
+  const cursor = cursorParam(query);
+  if (cursor instanceof Response) return cursor;
   const routes = [...runtime.routesByName.values()].filter((route) => route.perRule).map((route) => route.name);
   if (routes.length === 0) return Response.json({ routes, entries: 0, copied: 0, next: null });
   const page = Math.max(1, Math.floor(COPY_SUBREQUESTS / (2 + 2 * routes.length)));
-  const found = await runtime.entries.listEntries(offset, page);
+  const found = await runtime.entries.listEntries(cursor, page);
   let copied = 0;
-  for (const { client } of found) copied += await runtime.entries.copyEntry(client);
-  return Response.json({ routes, entries: found.length, copied, next: found.length === page ? offset + page : null });
+  for (const { client } of found.entries) copied += await runtime.entries.copyEntry(client);
+  return Response.json({ routes, entries: found.entries.length, copied, next: found.next });
 }
 
-function offsetParam(query: URLSearchParams): number | Response {
-  const offset = query.get("offset") ?? "0";
-  if (/^(0|[1-9][0-9]{0,8})$/.test(offset)) return Number(offset);
-  return problemJson(400, `Invalid offset ${JSON.stringify(offset.slice(0, 40))}: expected a whole number, the \`next\` of the previous page.`);
+/** `cursor=`, the previous page's `next`; none (or `offset=0`, as pages were once asked for) for the first page. */
+function cursorParam(query: URLSearchParams): string | undefined | Response {
+  const cursor = query.get("cursor");
+  const offset = query.get("offset");
+  if (offset !== null && offset !== "0")
+    return problemJson(
+      400,
+      `Invalid offset ${JSON.stringify(offset.slice(0, 40))}: pages follow \`cursor\`, the \`next\` of the previous page; only offset=0 is taken, for the first page.`,
+    );
+  if (cursor === null) return undefined;
+  if (isListCursor(cursor)) return cursor;
+  return problemJson(400, `Invalid cursor ${JSON.stringify(cursor.slice(0, 80))}: expected the \`next\` of the previous page, as it was given.`);
 }
 
 async function setTier(runtime: Runtime, query: URLSearchParams): Promise<Response> {

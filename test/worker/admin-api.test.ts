@@ -428,6 +428,25 @@ describe("the admin API: dynamic lists", () => {
     expect(await (await t.admin(`status?client=${uniqueIpv4()}`)).json()).toMatchObject({ list: null, listTtlMs: null, rules: [] });
   });
 
+  it("Should list every entry that outlives the paging exactly once, when an entry listed on an earlier page expires in between", async () => {
+    const t = adminApp();
+    const lasting = Array.from({ length: 500 }, () => `${uniqueIpv6Prefix()}::/64`);
+    for (let i = 0; i < lasting.length; i += 50) {
+      await Promise.all(lasting.slice(i, i + 50).map((client) => t.admin(`deny?client=${client}`, { method: "POST" })));
+    }
+    const brief = uniqueIpv4();
+    await t.admin(`deny?client=${brief}&ttl=2`, { method: "POST" });
+    type Page = { entries: { client: string; ttlSeconds: number | null }[]; next: string | null };
+    const first = (await (await t.admin("lists")).json()) as Page;
+    expect(first.entries).toHaveLength(500);
+    expect(first.entries[0]).toMatchObject({ client: brief, ttlSeconds: 2 });
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const second = (await (await t.admin(`lists?cursor=${encodeURIComponent(first.next!)}`)).json()) as Page;
+    const listed = [...first.entries, ...second.entries].map((entry) => entry.client).filter((client) => client !== brief);
+    expect(listed.toSorted()).toEqual(lasting.toSorted());
+    expect(second.next).toBeNull();
+  }, 30_000);
+
   it("Should answer 400 for a ttl that is not whole seconds", async () => {
     const t = adminApp();
     const res = await t.admin("deny?client=192.0.2.8&ttl=1.5", { method: "POST" });

@@ -177,7 +177,7 @@ describe("the admin API on a route with several keyed limits", () => {
     const after = apiApp("100", "100", {}, { KEY_PREFIX });
     const listed = (await (await after.admin("lists")).json()) as {
       entries: { client: string; list: string; ttlSeconds: number | null }[];
-      next: number | null;
+      next: string | null;
     };
     expect(listed).toEqual({
       entries: [
@@ -192,10 +192,17 @@ describe("the admin API on a route with several keyed limits", () => {
     expect(await (await after.admin("lists/copy", "POST")).json()).toMatchObject({ copied: 0 });
   });
 
-  it("Should refuse an offset that is not a page's start with a 400 naming it", async () => {
-    const res = await apiApp("100", "100").admin("lists?offset=-1");
+  it("Should refuse a malformed cursor, and an offset other than the first page's, with a 400 naming the parameter and its value", async () => {
+    const t = apiApp("100", "100");
+    const res = await t.admin("lists?cursor=500");
     expect(res.status).toBe(400);
-    expect(await detail(res)).toBe('Invalid offset "-1": expected a whole number, the `next` of the previous page.');
+    expect(await detail(res)).toBe('Invalid cursor "500": expected the `next` of the previous page, as it was given.');
+    const copy = await t.admin("lists/copy?offset=500", "POST");
+    expect(copy.status).toBe(400);
+    expect(await detail(copy)).toBe(
+      'Invalid offset "500": pages follow `cursor`, the `next` of the previous page; only offset=0 is taken, for the first page.',
+    );
+    expect(await (await t.admin("lists?offset=0")).json()).toEqual({ entries: [], next: null });
   });
 
   it("Should show and reset with key= only the rules counting API keys, and with client= only those counting addresses", async () => {

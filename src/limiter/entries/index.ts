@@ -24,6 +24,20 @@ export interface ListEntry {
   ttlMs: number | null;
 }
 
+/** A page of the index: its entries, and the cursor the next page starts after (null after the last page). */
+export interface ListPage {
+  entries: ListEntry[];
+  next: string | null;
+}
+
+/**
+ * Whether `value` is a cursor {@link ClientEntries.listEntries} gave (`<expiry>:<kind>:<client>`,
+ * the last entry read: its expiry in ms or `inf`, and its member of the index).
+ */
+export function isListCursor(value: string): boolean {
+  return /^(inf|[0-9]{1,16}):(allow|deny):[!-~]{1,300}$/.test(value);
+}
+
 /** Writes, lists and removes clients' entries. */
 export interface ClientEntries {
   /** Puts `client` on a list, replacing any entry; `ttlMs` omitted: until removed. Resolves the list it was on before, if any. */
@@ -35,8 +49,12 @@ export interface ClientEntries {
    * whose requests never run a script that would read it.
    */
   readList(client: string): Promise<{ kind: ListKind; ttlMs: number | null } | undefined>;
-  /** Up to `count` unexpired list entries after the first `offset`, soonest to expire first, the unexpiring last. */
-  listEntries(offset: number, count: number): Promise<ListEntry[]>;
+  /**
+   * Up to `count` unexpired list entries after the cursor `after` (from the start without one),
+   * soonest to expire first, the unexpiring last. The cursor names a position, not an offset: an
+   * entry live and unchanged throughout the paging is read once, however many others expire or change.
+   */
+  listEntries(after: string | undefined, count: number): Promise<ListPage>;
   /**
    * Writes the copies `client`'s list entry lacks on today's multi-key routes (one added, or one
    * that gained per-rule keys, after the entry was written); resolves how many were written.
@@ -118,16 +136,19 @@ export function createClientEntries(runner: ScriptRunner, prefix: string, routeS
       const { value, ttlMs } = await read(client);
       return value === "allow" || value === "deny" ? { kind: value, ttlMs: ttlMs ?? null } : undefined;
     },
-    listEntries: async (offset, count) => {
-      const reply = (await call(readIndex, index, [String(offset), String(count)], isIndexReply)) as (string | number)[];
+    listEntries: async (after, count) => {
+      const colon = after?.indexOf(":") ?? 0;
+      const position = after === undefined ? ["", ""] : [after.slice(0, colon), after.slice(colon + 1)];
+      const reply = (await call(readIndex, index, [...position, String(count)], isIndexReply)) as (string | number)[];
       const entries: ListEntry[] = [];
-      for (let i = 0; i < reply.length; i += 2) {
+      for (let i = 0; i < reply.length; i += 3) {
         const member = reply[i] as string;
         const colon = member.indexOf(":");
         const ttlMs = reply[i + 1] as number;
         entries.push({ client: member.slice(colon + 1), kind: member.slice(0, colon) as ListKind, ttlMs: ttlMs < 0 ? null : ttlMs });
       }
-      return entries;
+      const next = entries.length === count ? `${reply[reply.length - 1]}:${reply[reply.length - 3]}` : null;
+      return { entries, next };
     },
     copyEntry: async (client) => {
       if (routeScopes.length === 0) return 0;
@@ -153,8 +174,14 @@ const isStrings = (reply: unknown) => Array.isArray(reply) && reply.every(isStri
 const isEntryReply = (reply: unknown) => Array.isArray(reply) && reply.length === 2 && typeof reply[0] === "string" && Number.isInteger(reply[1]);
 const isIndexReply = (reply: unknown) =>
   Array.isArray(reply) &&
-  reply.length % 2 === 0 &&
-  reply.every((item, i) => (i % 2 === 0 ? typeof item === "string" && /^(allow|deny):/.test(item) : Number.isInteger(item)));
+  reply.length % 3 === 0 &&
+  reply.every((item, i) =>
+    i % 3 === 0
+      ? typeof item === "string" && /^(allow|deny):/.test(item)
+      : i % 3 === 1
+        ? Number.isInteger(item)
+        : typeof item === "string" && /^(inf|[0-9]+)$/.test(item),
+  );
 
 /** Waits for every write (each key may sit on another cluster node), then throws the first failure. */
 async function every<T>(writes: Promise<T>[]): Promise<T[]> {

@@ -80,23 +80,48 @@ return redis.call("ZREM", KEYS[1], ARGV[1])
 };
 
 /**
- * KEYS[1] = the index; ARGV: how many unexpired entries to skip, then how many to read. Replies
- * {`<kind>:<client>`, ms left (-1 for none), …} in order of expiry, the unexpiring last.
+ * KEYS[1] = the index; ARGV: the expiry score ("inf" or whole ms; "" for the first page) and the
+ * member of the last entry read, then how many to read. Replies {`<kind>:<client>`, ms left (-1 for
+ * none), expiry score, …} for the unexpired entries after that one in the set's order (score, then
+ * member bytewise), the unexpiring last. A position, not an offset: it does not move when entries
+ * before it expire or are removed.
  */
 export const readIndex = {
   source: `#!lua flags=allow-key-locking
 local t = redis.call("TIME")
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
-local found = redis.call("ZRANGEBYSCORE", KEYS[1], "(" .. string.format("%.0f", now), "+inf", "WITHSCORES", "LIMIT", ARGV[1], ARGV[2])
+local start = redis.call("ZCOUNT", KEYS[1], "-inf", string.format("%.0f", now))
+if ARGV[1] ~= "" then
+  -- Lua's < compares by locale; the set orders equal scores bytewise.
+  local function after(a, b)
+    for i = 1, math.min(#a, #b) do
+      local x, y = a:byte(i), b:byte(i)
+      if x ~= y then return x > y end
+    end
+    return #a > #b
+  end
+  -- The first rank past the cursor: a binary search among the members sharing its score.
+  local score = ARGV[1] == "inf" and "+inf" or ARGV[1]
+  local lo = redis.call("ZCOUNT", KEYS[1], "-inf", "(" .. score)
+  local hi = lo + redis.call("ZCOUNT", KEYS[1], score, score)
+  while lo < hi do
+    local mid = math.floor((lo + hi) / 2)
+    if after(redis.call("ZRANGE", KEYS[1], mid, mid)[1], ARGV[2]) then hi = mid else lo = mid + 1 end
+  end
+  if lo > start then start = lo end
+end
+local found = redis.call("ZRANGE", KEYS[1], start, start + tonumber(ARGV[3]) - 1, "WITHSCORES")
 local out = {}
 for i = 1, #found, 2 do
+  local unexpiring = found[i + 1] == "inf"
   out[#out + 1] = found[i]
-  out[#out + 1] = found[i + 1] == "inf" and -1 or tonumber(found[i + 1]) - now
+  out[#out + 1] = unexpiring and -1 or tonumber(found[i + 1]) - now
+  out[#out + 1] = unexpiring and "inf" or string.format("%.0f", tonumber(found[i + 1]))
 end
 return out
 `,
   /** SHA1 of the source, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-  sha1: "81053b0cf9a03c6658164f30b38c350a22e69edb",
+  sha1: "e66ac0cc701f5bc7518c65a78eff352152454f17",
 };
 
 /**

@@ -35,22 +35,60 @@ describe("the index of dynamic list entries", () => {
     await entries.setList("key:abc", "deny", 30_000);
     await entries.setList("10.0.0.1", "deny");
     await sleep(60);
-    const listed = await entries.listEntries(0, 10);
+    const { entries: listed, next } = await entries.listEntries(undefined, 10);
     expect(listed.map(({ client, kind }) => `${kind} ${client}`)).toEqual(["deny key:abc", "deny 10.0.0.2", "deny 10.0.0.1"]);
     expect(listed[0]!.ttlMs).toBeGreaterThan(29_000);
     expect(listed[0]!.ttlMs).toBeLessThanOrEqual(30_000);
     expect(listed[2]!.ttlMs).toBeNull();
-    expect(await entries.listEntries(1, 1)).toMatchObject([{ client: "10.0.0.2" }]);
-    expect(await entries.listEntries(3, 10)).toEqual([]);
+    expect(next).toBeNull();
+    const first = await entries.listEntries(undefined, 1);
+    expect(await entries.listEntries(first.next!, 1)).toMatchObject({ entries: [{ client: "10.0.0.2" }], next: expect.any(String) });
+    expect(await entries.listEntries("inf:deny:10.0.0.1", 10)).toEqual({ entries: [], next: null });
+  });
+
+  it("Should read each entry live throughout the paging once, in order, while entries before the cursor are removed or added, ties of expiry included", async () => {
+    const { prefix, before: entries } = setup();
+    const unexpiring = ["allow:10.0.1.9", "deny:10.0.1.1", "deny:10.0.1.10", "deny:10.0.1.2", "deny:10.0.1.3", "deny:key:ab"];
+    for (const member of unexpiring) await entries.setList(member.slice(member.indexOf(":") + 1), member.startsWith("allow") ? "allow" : "deny");
+    // Three entries expiring in the same millisecond, as the index would hold them had they been written together.
+    const at = Date.now() + 60_000;
+    await h.redis.zadd(`${prefix}:list-index`, at, "deny:10.0.2.3", at, "deny:10.0.2.1", at, "deny:10.0.2.2");
+    const seen: string[] = [];
+    const read = async (after: string | undefined) => {
+      const page = await entries.listEntries(after, 2);
+      seen.push(...page.entries.map(({ kind, client }) => `${kind}:${client}`));
+      return page.next;
+    };
+    let next = await read(undefined);
+    expect(seen).toEqual(["deny:10.0.2.1", "deny:10.0.2.2"]);
+    // The cursor's own entry and one before it go, and a sooner one comes: none moves the next page.
+    await entries.deleteList("10.0.2.2", "deny");
+    await entries.deleteList("10.0.2.1", "deny");
+    await entries.setList("10.0.3.1", "deny", 30_000);
+    next = await read(next!);
+    await entries.deleteList("10.0.1.9", "allow");
+    await entries.setList("10.0.1.0", "allow");
+    while (next !== null) next = await read(next);
+    expect(seen).toEqual([
+      "deny:10.0.2.1",
+      "deny:10.0.2.2",
+      "deny:10.0.2.3",
+      "allow:10.0.1.9",
+      "deny:10.0.1.1",
+      "deny:10.0.1.10",
+      "deny:10.0.1.2",
+      "deny:10.0.1.3",
+      "deny:key:ab",
+    ]);
   });
 
   it("Should drop an entry from the index when it is removed, but not when the other list is named", async () => {
     const { before: entries } = setup();
     await entries.setList("10.0.0.4", "deny");
     expect(await entries.deleteList("10.0.0.4", "allow")).toBe(false);
-    expect(await entries.listEntries(0, 10)).toMatchObject([{ client: "10.0.0.4", kind: "deny" }]);
+    expect((await entries.listEntries(undefined, 10)).entries).toMatchObject([{ client: "10.0.0.4", kind: "deny" }]);
     expect(await entries.deleteList("10.0.0.4", "deny")).toBe(true);
-    expect(await entries.listEntries(0, 10)).toEqual([]);
+    expect(await entries.listEntries(undefined, 10)).toEqual({ entries: [], next: null });
   });
 });
 
@@ -99,7 +137,7 @@ describe("copying entries to a multi-key route added after they were written", (
     await before.setList("10.0.0.8", "deny");
     await before.deleteList("10.0.0.9", "deny");
     // Redeployed with them again, and the copies written as the README says.
-    for (const { client } of await after.listEntries(0, 10)) await after.copyEntry(client);
+    for (const { client } of (await after.listEntries(undefined, 10)).entries) await after.copyEntry(client);
     expect(await decide("10.0.0.8")).toMatchObject({ allowed: false, reason: "deny-list" });
     expect(await decide("10.0.0.9")).toMatchObject({ allowed: true, rules: [{ remaining: 4 }, { remaining: 4 }] });
   });
