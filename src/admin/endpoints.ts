@@ -120,8 +120,9 @@ async function putOnList(runtime: Runtime, query: URLSearchParams, kind: ListKin
       `Invalid ttl ${JSON.stringify(ttl!.slice(0, 40))}: expected whole seconds from 1 to ${MAX_TTL_SECONDS}, or no ttl for an entry until removed.`,
     );
   const was = await runtime.entries.setList(client, kind, seconds === undefined ? undefined : seconds * 1000);
-  // An allowed client is let through in this isolate at once; other isolates re-ask Redis within BLOCK_RECHECK_MS.
-  if (kind === "allow") forgetBlocks(runtime, client);
+  // The list decides this isolate's next answer at once (an allowed client let through, a denied
+  // one refused 403, not 429 from a rate block); other isolates re-ask Redis within BLOCK_RECHECK_MS.
+  forgetBlocks(runtime, client);
   return Response.json({ client, list: kind, ttlSeconds: seconds ?? null, was: was ?? null });
 }
 

@@ -397,6 +397,15 @@ describe("the admin API: dynamic lists", () => {
     expect((await t.get("/", ip)).status).toBe(429);
   });
 
+  it("Should answer a client it had refused for its rate 403 at once when an operator denies it, not 429 from memory", async () => {
+    const t = adminApp({ RATE_LIMIT: "1/1m" });
+    const ip = uniqueIpv4();
+    expect((await t.get("/", ip)).status).toBe(200);
+    expect((await t.get("/", ip)).status).toBe(429);
+    expect((await t.admin(`deny?client=${ip}`, { method: "POST" })).status).toBe(200);
+    expect((await t.get("/", ip)).status).toBe(403);
+  });
+
   it("Should say which list a client was on when a deny replaces its allow, and which tier a new tier replaces", async () => {
     const t = adminApp({ TIERS: { free: "2/1m", pro: "5/1m" }, ROUTES: [{ pattern: "*/api/*", name: "api", tiers: "free" }] });
     const ip = uniqueIpv4();
