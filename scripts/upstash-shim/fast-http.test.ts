@@ -251,6 +251,20 @@ describe("the shim's own HTTP reader", () => {
     expect(text.slice(0, text.indexOf("\r\n\r\n"))).toMatch(/\r\nconnection: close(\r\n|$)/i);
   });
 
+  it("Should survive clients that send a CONNECT and reset the connection before its 405 is written", async () => {
+    const { hostname, port } = new URL(shim.url);
+    for (let i = 0; i < 100; i++) {
+      const socket = connect(Number(port), hostname);
+      socket.on("error", () => {});
+      await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+      socket.write("CONNECT redis.example:6379 HTTP/1.1\r\nHost: redis.example:6379\r\n\r\n");
+      socket.resetAndDestroy();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const res = await fetch(`${shim.url}/ping`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(await res.text()).toBe('{"result":"PONG"}');
+  });
+
   it("Should answer 408 and close a handed-over connection whose client stalls mid-request", async () => {
     const slow = await startShim({ redisUrl: inject("redisUrl"), token: TOKEN, port: 0, requestTimeoutMs: 300 });
     try {

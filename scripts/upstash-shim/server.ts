@@ -71,6 +71,9 @@ export function answerRefusalsInJson(server: Server, handler: ShimHandler): void
     handler.stats.requests++;
     const head = handler.head(req.method ?? "CONNECT", req.url ?? "", req.headers);
     const answer = head.kind === "answer" ? head.answer : handler.failure(new RequestError(405, "ERR method CONNECT is not allowed"));
+    // node:http took its own error listener off the socket before handing it over: a client
+    // that resets now must not take the process down.
+    socket.on("error", () => socket.destroy());
     socket.end(serialize(answer, undefined), () => socket.destroy());
   });
   server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
