@@ -7,7 +7,7 @@ import { startOrigin, type Origin } from "../../../scripts/local/origin.ts";
 import { startRedisServer, type RedisServer } from "../../../scripts/local/redis-server.ts";
 import { startShim, type Shim } from "../../../scripts/upstash-shim/index.ts";
 import { startTcpRelay, type TcpRelay } from "../../../scripts/local/tcp-relay.ts";
-import { serveWorker, visit, type ServedWorker } from "./worker-process.ts";
+import { removeBundle, serveWorker, visit, type ServedWorker } from "./worker-process.ts";
 
 // The Worker (workerd) talks to the shim through a TCP proxy that counts requests in flight and
 // can drop a connection after the shim answered. Three origins misbehave on their own routes.
@@ -67,6 +67,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await worker?.dispose();
+  await removeBundle();
   slow?.closeAllConnections();
   await new Promise((resolve) => slow?.close(resolve));
   await new Promise((resolve) => resetting?.close(resolve));

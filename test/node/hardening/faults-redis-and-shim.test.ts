@@ -3,7 +3,7 @@ import { startOrigin, type Origin } from "../../../scripts/local/origin.ts";
 import { startRedisServer, type RedisServer } from "../../../scripts/local/redis-server.ts";
 import { startShim, type Shim } from "../../../scripts/upstash-shim/index.ts";
 import { send } from "./processes.ts";
-import { serveWorker, visit, type ServedWorker } from "./worker-process.ts";
+import { removeBundle, serveWorker, visit, type ServedWorker } from "./worker-process.ts";
 
 // Real processes: a redis-server we kill and restart, the shim, the echo origin, and the Worker in
 // workerd (Miniflare), once with FAILURE_MODE=open and once with FAILURE_MODE=closed.
@@ -42,6 +42,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await Promise.all(Object.values(workers).map((worker) => worker.dispose()));
+  await removeBundle();
   await shim?.close();
   await origin?.close();
   await redis?.stop();
