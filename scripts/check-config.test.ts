@@ -47,6 +47,16 @@ describe("check-config", () => {
     const bad = join("test/fixtures/config", "unknown-algorithm.toml");
     expect(run(bad).code).toBe(1);
     expect(run(bad).out).toContain('RATE_LIMIT_ALGORITHM: unknown algorithm "leaky"');
+    // Every file named is checked: a bad one after a good one is not passed over.
+    const both = (() => {
+      try {
+        return { code: 0, out: execFileSync("npx", ["tsx", "scripts/check-config.ts", "wrangler.toml", bad], { encoding: "utf8", stdio: "pipe" }) };
+      } catch (error) {
+        return { code: (error as { status: number }).status, out: (error as { stderr: string }).stderr };
+      }
+    })();
+    expect(both).toEqual({ code: 1, out: expect.stringContaining('unknown-algorithm.toml: RATE_LIMIT_ALGORITHM: unknown algorithm "leaky"') });
+    expect(execFileSync("npx", ["tsx", "scripts/check-config.ts", "--help"], { encoding: "utf8" })).toMatch(/^usage: npm run check-config/);
   }, 30_000);
 
   it("Should still check the file when the script is reached through a symlink, not exit 0 having run nothing", () => {

@@ -1,8 +1,8 @@
 /**
- * @module `npm run check-config [path/to/wrangler.toml]` (envoy's config_check_cmd): runs the
- * Worker's own settings parser over the file's `[vars]` before a deploy. Prints `ok` (and a
- * warning for a Redis URL no deployed Worker reaches) and exits 0, or prints the error (variable,
- * path, bad value) and exits 1.
+ * @module `npm run check-config [path/to/wrangler.toml …]` (envoy's config_check_cmd): runs the
+ * Worker's own settings parser over each file's `[vars]` before a deploy. Prints `ok` (and a
+ * warning for a Redis URL no deployed Worker reaches) per file and exits 0, or prints each error
+ * (variable, path, bad value) and exits 1.
  */
 import { readFileSync, realpathSync } from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -31,17 +31,26 @@ export function checkConfigText(text: string, file: string, { warn = true } = {}
 // Node resolves symlinks in the module's own URL, not in argv: compare real paths, or a project
 // reached through a symlink would run nothing and exit 0, a check that silently passes.
 if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
-  const file = process.argv[2] ?? "wrangler.toml";
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    console.error(`${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-    process.exit(1);
+  const args = process.argv.slice(2);
+  if (args.some((arg) => arg.startsWith("-"))) {
+    console.log("usage: npm run check-config [path/to/wrangler.toml …]  (default wrangler.toml; exits 1 if any file is wrong)");
+    process.exit(args.every((arg) => arg === "--help" || arg === "-h") ? 0 : 2);
   }
-  // Run by `wrangler dev` (wrangler.toml's [build] hook sets WRANGLER_COMMAND), a local Redis
-  // URL is the point: the warnings are for a deploy.
-  const { code, output } = checkConfigText(text, file, { warn: process.env.WRANGLER_COMMAND !== "dev" });
-  (code === 0 ? console.log : console.error)(output);
-  process.exit(code);
+  let failed = false;
+  for (const file of args.length > 0 ? args : ["wrangler.toml"]) {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (error) {
+      console.error(`${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      failed = true;
+      continue;
+    }
+    // Run by `wrangler dev` (wrangler.toml's [build] hook sets WRANGLER_COMMAND), a local Redis
+    // URL is the point: the warnings are for a deploy.
+    const { code, output } = checkConfigText(text, file, { warn: process.env.WRANGLER_COMMAND !== "dev" });
+    (code === 0 ? console.log : console.error)(output);
+    failed ||= code !== 0;
+  }
+  process.exit(failed ? 1 : 0);
 }
