@@ -3,13 +3,15 @@
  * into dist/worker/, its size (raw and gzipped, the figure Cloudflare's size limits apply to) and
  * the budget README.md states for it ("Deploy"; `npm test` enforces it).
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { readBudget } from "./deploy/budget.ts";
 import { buildWorker, kib } from "./deploy/build-worker.ts";
 
 const outdir = "dist/worker";
 
+// wrangler writes into the folder without emptying it: a file of an earlier build would be sized too.
+rmSync(outdir, { recursive: true, force: true });
 const build = await buildWorker(outdir).catch((error: { stdout?: string; stderr?: string }) => {
   console.error(`${error.stdout ?? ""}${error.stderr ?? String(error)}`);
   process.exit(1);
