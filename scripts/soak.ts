@@ -25,8 +25,17 @@ import { rssKiB } from "./local/process-memory.ts";
 import { freePort, startRedisServer } from "./local/redis-server.ts";
 import { spawnShim } from "./local/shim-process.ts";
 
-const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
-const CONNECTIONS = Number(process.env.SOAK_CONNECTIONS ?? 16);
+/** A whole number from `min` to `max` from the environment, or exit naming the variable and the value. */
+function setting(name: string, fallback: number, min: number, max: number): number {
+  const text = process.env[name];
+  if (text === undefined) return fallback;
+  if (/^\d+$/.test(text) && Number(text) >= min && Number(text) <= max) return Number(text);
+  console.error(`soak: ${name}: invalid value ${JSON.stringify(text)} (expected a whole number from ${min} to ${max})`);
+  process.exit(2);
+}
+// Memory is judged on the samples after a 10 s warm-up, two halves of them at least: 20 s.
+const SECONDS = setting("SOAK_SECONDS", 60, 20, 3600);
+const CONNECTIONS = setting("SOAK_CONNECTIONS", 16, 1, 1000);
 const SAMPLE_MS = 5000;
 /** Growth allowed from the samples after warm-up to the last ones (RSS and heaps move in steps). */
 const FLAT_MIB = { shim: 24, heap: 8 };
@@ -126,7 +135,8 @@ async function main() {
     stops.push(async () => heap.close());
 
     let n = 0;
-    const clientIp = () => (++n % 10 === 0 ? `203.0.113.${n % 5}` : `198.18.${(n >> 8) & 7}.${n & 255}`);
+    // Every tenth request from one of the 5 heavy clients in turn (n / 10, not n: n is then a multiple of 5).
+    const clientIp = () => (++n % 10 === 0 ? `203.0.113.${(n / 10) % 5}` : `198.18.${(n >> 8) & 7}.${n & 255}`);
     const statuses = new Map<number, number>();
     const run = autocannon({
       url: workerUrl,
