@@ -13,6 +13,7 @@
  * SOAK_SECONDS=20 SOAK_CONNECTIONS=8 npm run soak
  */
 import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -93,17 +94,40 @@ async function main() {
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch((error) => console.error(error));
   };
-  process.once("SIGINT", () => void stopAll().then(() => process.exit(130)));
+  // Stopped early (Ctrl-C, SIGTERM), the process exits before an async stop could run: Miniflare's
+  // own signal hook calls process.exit at once. What must not outlive the soak is undone as the
+  // process exits, synchronously, unless stopAll finished first.
+  let stopped = false;
+  const atExit: Array<() => void> = [];
+  process.once("exit", () => {
+    if (stopped) return;
+    for (const undo of atExit) {
+      try {
+        undo();
+      } catch {} // Already gone.
+    }
+  });
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+  ] as const)
+    process.once(signal, () => process.exit(code));
   try {
     const dir = await mkdtemp(join(tmpdir(), "ratewall-soak-"));
     stops.push(() => rm(dir, { recursive: true, force: true }));
+    atExit.push(() => rmSync(dir, { recursive: true, force: true }));
     console.log("soak: bundling the Worker (wrangler deploy --dry-run)…");
     const { scriptPath, compatibilityDate, compatibilityFlags } = await bundleWorker(SOAK_TARGET, dir, "wrangler");
     const redis = await startRedisServer();
     stops.push(redis.stop);
+    atExit.push(
+      () => process.kill(redis.pid, "SIGTERM"),
+      () => rmSync(redis.dir, { recursive: true, force: true }),
+    );
     const token = randomBytes(16).toString("hex");
     const shim = await spawnShim(["--redis-url", redis.url, "--token", token]);
     stops.push(shim.stop);
+    atExit.push(() => process.kill(shim.pid, "SIGTERM"));
     const origin = await startOrigin({ echo: false });
     stops.push(origin.close);
     const inspectorPort = await freePort();
@@ -207,6 +231,7 @@ async function main() {
     process.exitCode = problems.length ? 1 : 0;
   } finally {
     await stopAll();
+    stopped = true;
   }
 }
 

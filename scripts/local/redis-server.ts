@@ -14,8 +14,10 @@ export interface RedisServer {
   /** `redis://127.0.0.1:<port>` */
   url: string;
   port: number;
-  /** The child's pid, so that callers can report it. */
+  /** The child's pid, so that callers can report it (or kill it as their process exits). */
   pid: number;
+  /** Its temporary directory, which `stop` removes. */
+  dir: string;
   /** Stops the server and removes its temporary directory. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -66,6 +68,7 @@ export async function startRedisServer(options: { port?: number | (() => Promise
       url: `redis://127.0.0.1:${port}`,
       port,
       pid: child.pid!,
+      dir,
       stop: () => (stopped ??= stopChild(child).then(() => rm(dir, { recursive: true, force: true }))),
     };
   }
