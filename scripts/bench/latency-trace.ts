@@ -24,19 +24,21 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { parseArgs } from "node:util";
 import { buildBundles, serveKind, type WorkerKind } from "./lib/fleet.ts";
-import { positiveNumber } from "./lib/flags.ts";
+import { positiveNumber, readFlags } from "./lib/flags.ts";
 import { type Packet, medianSegments, parsePacket, SEGMENTS, timelines } from "./lib/latency-segments.ts";
 import { num, table } from "./lib/markdown.ts";
 import type { ServedWorker } from "./lib/miniflare.ts";
 import { buildVariantBundles } from "./lib/variant-bundles.ts";
 import { type Stack, startStack } from "./lib/stack.ts";
 
-const { values } = parseArgs({ options: { requests: { type: "string", default: "3000" }, variants: { type: "string" } } });
-const requests = positiveNumber("--requests", values.requests, true);
+const { requests, variantsFile } = readFlags(
+  "usage: npm run bench:latency [-- --requests N] [--variants FILE]  (needs tcpdump and the right to capture on lo)",
+  { options: { requests: { type: "string", default: "3000" }, variants: { type: "string" } } },
+  ({ values }) => ({ requests: positiveNumber("--requests", values.requests, true), variantsFile: values.variants }),
+);
 process.env.WRANGLER_SEND_METRICS = "false";
-const variants = values.variants === undefined ? undefined : await buildVariantBundles(values.variants);
+const variants = variantsFile === undefined ? undefined : await buildVariantBundles(variantsFile);
 const variantNames = [...(variants?.bundles.keys() ?? [])];
 
 /** Each Worker by its column; `ratewall again` is a second process of the same code: the noise between two processes. */

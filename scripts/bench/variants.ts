@@ -14,11 +14,10 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { bundleWorker, type WorkerBundle } from "./lib/bundle.ts";
 import { serveKind, targets, type Upstream } from "./lib/fleet.ts";
 import { interleave } from "./lib/interleave.ts";
-import { positiveNumber } from "./lib/flags.ts";
+import { positiveNumber, readFlags } from "./lib/flags.ts";
 import { createLoadPool } from "./lib/load.ts";
 import { int, num, ratio, table } from "./lib/markdown.ts";
 import type { ServedWorker } from "./lib/miniflare.ts";
@@ -27,15 +26,22 @@ import { median, pairedRatio, ratioRange } from "./lib/stats.ts";
 import { buildVariantBundles } from "./lib/variant-bundles.ts";
 import { cpuNs } from "../local/process-cpu.ts";
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: { concurrency: { type: "string", default: "10" }, rounds: { type: "string", default: "10" }, seconds: { type: "string", default: "2" } },
-});
-const file = positionals[0];
-if (file === undefined) throw new Error("usage: npm run bench:variants -- FILE [--concurrency N] [--rounds N] [--seconds S]");
-const concurrency = positiveNumber("--concurrency", values.concurrency, true);
-const rounds = positiveNumber("--rounds", values.rounds, true);
-const seconds = positiveNumber("--seconds", values.seconds, false);
+const { file, concurrency, rounds, seconds } = readFlags(
+  "usage: npm run bench:variants -- FILE [--concurrency N] [--rounds N] [--seconds S]",
+  {
+    allowPositionals: true,
+    options: { concurrency: { type: "string", default: "10" }, rounds: { type: "string", default: "10" }, seconds: { type: "string", default: "2" } },
+  },
+  ({ values, positionals }) => {
+    if (positionals.length !== 1) throw new Error(`expected one variants FILE, got ${positionals.length}`);
+    return {
+      file: positionals[0]!,
+      concurrency: positiveNumber("--concurrency", values.concurrency, true),
+      rounds: positiveNumber("--rounds", values.rounds, true),
+      seconds: positiveNumber("--seconds", values.seconds, false),
+    };
+  },
+);
 
 process.env.WRANGLER_SEND_METRICS = "false";
 const variants = await buildVariantBundles(file);

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { positiveNumber } from "./flags.ts";
 
@@ -12,4 +13,15 @@ describe("the bench tools' numeric flags", () => {
     expect(() => positiveNumber("--requests", "1.5", true)).toThrow('--requests must be a positive integer, got "1.5"');
     expect(() => positiveNumber("--rounds", "ten", true)).toThrow('--rounds must be a positive integer, got "ten"');
   });
+
+  it("Should answer --help with the usage, and an unknown flag or a bad value with the reason and the usage, exit 2, no stack trace", () => {
+    const run = (...args: string[]) => spawnSync("npx", ["tsx", "scripts/bench/variants.ts", ...args], { encoding: "utf8" });
+    const usage = "usage: npm run bench:variants -- FILE [--concurrency N] [--rounds N] [--seconds S]";
+    expect(run("--help")).toMatchObject({ status: 0, stdout: `${usage}\n` });
+    expect(run("x.json", "--rounds", "0")).toMatchObject({ status: 2, stderr: `--rounds must be a positive integer, got "0"\n${usage}\n` });
+    const unknown = run("x.json", "--round", "3");
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain("Unknown option '--round'");
+    expect(unknown.stderr).not.toContain("    at ");
+  }, 30_000);
 });

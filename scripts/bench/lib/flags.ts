@@ -1,7 +1,31 @@
 /**
- * @module Checks the numeric flags of the bench's tools (`bench:variants`, `bench:latency`), so a
- * typo stops the run at once with the flag and the value, instead of a run of NaN rounds.
+ * @module Reads the command lines of the bench's tools (`bench:variants`, `bench:latency`), so a
+ * typo stops the run at once with the flag and the value, instead of a stack trace or a run of
+ * NaN rounds.
  */
+import { type ParseArgsConfig, parseArgs } from "node:util";
+
+/**
+ * `parseArgs` for a tool with this `usage` line: `--help` prints it and exits 0; an unknown flag,
+ * a missing value, or a bad number ({@link positiveNumber}, inside `read`) prints the reason and
+ * the usage and exits 2.
+ *
+ * @example
+ * const rounds = readFlags("usage: npm run bench:variants -- FILE [--rounds N]", { options: { rounds: { type: "string", default: "10" } } }, ({ values }) => positiveNumber("--rounds", values.rounds, true));
+ */
+export function readFlags<const T extends ParseArgsConfig, R>(usage: string, config: T, read: (parsed: ReturnType<typeof parseArgs<T>>) => R): R {
+  const args = config.args ?? process.argv.slice(2);
+  if (args.includes("--help") || args.includes("-h")) {
+    console.log(usage);
+    process.exit(0);
+  }
+  try {
+    return read(parseArgs(config));
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${usage}`);
+    process.exit(2);
+  }
+}
 
 /**
  * `value` as a number, which must be above zero and, with `integer`, whole.
