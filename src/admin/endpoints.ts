@@ -50,7 +50,7 @@ async function status(runtime: Runtime, query: URLSearchParams): Promise<Respons
   const now = runtime.clock();
   const decision =
     route.limiter && (await route.limiter.status({ client, ...clientsOf(route, client), scope: route.settings.scope, cost: route.settings.cost, now }));
-  const tierRules = decision?.tier === undefined ? route.settings.rules : route.settings.tiers!.tiers[decision.tier]!;
+  const tierRules = route.rulesFor(decision?.tier);
   const rules = decision
     ? tierRules.flatMap((rule, i) => {
         const outcome = decision.rules[i]!;

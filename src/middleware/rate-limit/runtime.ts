@@ -18,7 +18,7 @@ import { type PerRuleIdentify, ruleSources } from "../../keys/rule-sources.ts";
 import { createLimiter } from "../../limiter/create-limiter.ts";
 import { type ClientEntries, createClientEntries } from "../../limiter/entries/index.ts";
 import type { Policy } from "../../limiter/plan.ts";
-import type { Limiter, ScriptRunner } from "../../limiter/types.ts";
+import type { Limiter, Rule, ScriptRunner } from "../../limiter/types.ts";
 import { createRedisRunner } from "../../redis/client.ts";
 import { compileLevel, type ListLevel } from "../../lists/verdict.ts";
 import { compileRoutes } from "../../routing/match.ts";
@@ -38,6 +38,8 @@ export interface CompiledRoute {
   limiter?: Limiter;
   /** The route's `RateLimit-Policy` value for a decision's tier (the route's only one without tiers). */
   policyFor(tier: string | undefined): string;
+  /** The rules that decided for a decision's tier (the route's own without tiers), in the decision's order. */
+  rulesFor(tier: string | undefined): readonly Rule[];
   /** How the route's clients are identified: its key source with the isolate's IP settings. */
   identify: IdentifyOptions;
   /** On a multi-key route (rules counting different clients): one identification per distinct source. */
@@ -142,12 +144,22 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
     const perRule = options.length > 1 ? { sources: options, ofRule } : undefined;
     const levels = [compileLevel(route), global];
     const lists = levels.every((level) => level.allow.empty && level.deny.empty) ? undefined : levels;
-    if (route.unlimited) return { settings: route, name, policyFor: () => "", identify, lists };
+    const rulesFor = (tier: string | undefined) => (tier !== undefined && route.tiers?.tiers[tier]) || route.rules;
+    if (route.unlimited) return { settings: route, name, policyFor: () => "", rulesFor, identify, lists };
     try {
       const limiter = makeLimiter(route.tiers ?? route.rules, { runner, prefix: settings.keyPrefix });
       const policies = new Map(Object.entries(route.tiers?.tiers ?? { "": route.rules }).map(([tier, rules]) => [tier, policyHeader(rules)]));
       const fallback = policyHeader(route.rules);
-      return { settings: route, name, limiter, policyFor: (tier) => policies.get(tier ?? "") ?? fallback, identify, ...(perRule ? { perRule } : {}), lists };
+      return {
+        settings: route,
+        name,
+        limiter,
+        policyFor: (tier) => policies.get(tier ?? "") ?? fallback,
+        rulesFor,
+        identify,
+        ...(perRule ? { perRule } : {}),
+        lists,
+      };
     } catch (error) {
       throw new ConfigError(source, "", (error as Error).message);
     }
