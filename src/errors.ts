@@ -58,13 +58,23 @@ export class OriginError extends Error {
   }
 }
 
+/** The value quoted as it appeared, for messages: strings in quotes, the rest as JSON. */
+export function quote(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
 /**
- * A bad option's value as an error quotes it: JSON, except for the numbers JSON cannot spell,
- * which it would print as `null` (`NaN`, `Infinity`, from a `Number("abc")` or a division).
+ * A bad option's value as an error quotes it: {@link quote}, except for the numbers JSON cannot
+ * spell, which it would print as `null` (`NaN`, `Infinity`, from a `Number("abc")` or a division).
  *
  * @example
  * `got ${shown(Number("abc"))}`; // "got NaN"
  */
 export function shown(value: unknown): string {
-  return typeof value === "number" ? String(value) : (JSON.stringify(value) ?? String(value));
+  return typeof value === "number" ? String(value) : quote(value);
 }

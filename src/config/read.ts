@@ -3,22 +3,14 @@
  * a {@link ConfigError} naming the source, the path and the bad value (envoy's
  * `newRateLimitConfigError`). Everything in src/config is built from these.
  */
-import { ConfigError } from "../errors.ts";
+import { ConfigError, quote } from "../errors.ts";
+
+export { quote };
 
 /** Where a value sits: the variable (`ROUTES`) and the path inside it (`[2].rules[0]`). */
 export interface At {
   source: string;
   path: string;
-}
-
-/** The value quoted as it appeared, for messages: strings in quotes, the rest as JSON. */
-export function quote(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }
 
 /** Throws the error for `at`. */
