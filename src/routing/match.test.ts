@@ -24,10 +24,25 @@ describe("parsePattern", () => {
     expect(parsePattern("example.com/100%25")).toMatchObject({ path: "/100%" });
   });
 
+  it("Should read a host in any script as requests carry it, in its ASCII form (IDNA), so that a route on bücher.example meets its requests", () => {
+    expect(parsePattern("bücher.example/*")).toMatchObject({ hostKind: "exact", host: "xn--bcher-kva.example" });
+    expect(parsePattern("*.BÜCHER.example/api")).toMatchObject({ hostKind: "suffix", host: ".xn--bcher-kva.example" });
+    expect(parsePattern("例え.テスト/*")).toMatchObject({ host: "xn--r8jz45g.xn--zckzah" });
+    expect(pick(["bücher.example/*"], "https://xn--bcher-kva.example/katalog")).toBe("bücher.example/*");
+    expect(pick(["*.bücher.example/*"], `${new URL("https://shop.bücher.example/").origin}/katalog`)).toBe("*.bücher.example/*");
+  });
+
   it.each([
     ["example.com", "missing path (write host/path, e.g. example.com/*)"],
     ["example.com/*/admin", "a * may only close the path"],
-    ["api.*.com/*", "a * may only open the host, and hosts hold letters, digits, dots and dashes"],
+    ["api.*.com/*", "a * may only open the host, and a host holds letters, digits, dots and dashes"],
+    ["a b.example/*", "a * may only open the host, and a host holds letters, digits, dots and dashes"],
+    ["ex%41mple.com/*", "a * may only open the host, and a host holds letters, digits, dots and dashes"],
+    [
+      "*bücher.example/*",
+      "a * before a label in another script than ASCII must be followed by a dot (*.bücher.example): its ASCII form (IDNA) is not a suffix of the longer label's",
+    ],
+    ["１２７.0.0.1/a", "an IP address is not a route host (routes are on your zone's host names)"],
     ["example.com:8080/*", "ports are not part of a route pattern"],
     ["example.com/a?b=1", "route patterns do not match query strings"],
     ["ftp://example.com/a", 'only http:// and https:// requests reach a Worker (got "ftp://")'],

@@ -26,6 +26,9 @@ export interface Pattern {
 const SCHEME = /^(https?):\/\//;
 const ANY_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//;
 const HOST = /^[a-z0-9.-]*$/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII is U+0000 to U+007F.
+const NON_ASCII = /[^\u0000-\u007f]/;
+const IP_HOST = "an IP address is not a route host (routes are on your zone's host names)";
 /** What the hint for an unreachable path escapes, so that it reads back as the same path. */
 const HINT_ESCAPES = /[%?#*]/g;
 
@@ -49,10 +52,16 @@ export function parsePattern(source: string): Pattern | string {
   if (host === "") return "missing host (use * for any host, e.g. */api/*)";
   const hostKind = host.startsWith("*") ? "suffix" : "exact";
   if (hostKind === "suffix") host = host.slice(1);
-  // No top-level domain is all digits (RFC 3696 §2), so such a last label ends an IPv4 address.
-  if (host.startsWith("[") || /(^|\.)\d+\.?$/.test(host)) return "an IP address is not a route host (routes are on your zone's host names)";
+  if (host.startsWith("[")) return IP_HOST;
   if (host.includes(":")) return "ports are not part of a route pattern";
-  if (!HOST.test(host)) return "a * may only open the host, and hosts hold letters, digits, dots and dashes";
+  const ascii = asciiHost(host, hostKind);
+  if (ascii !== host && hostKind === "suffix" && !host.startsWith(".")) {
+    return `a * before a label in another script than ASCII must be followed by a dot (*.${host}): its ASCII form (IDNA) is not a suffix of the longer label's`;
+  }
+  host = ascii;
+  // No top-level domain is all digits (RFC 3696 §2), so such a last label ends an IPv4 address.
+  if (/(^|\.)\d+\.?$/.test(host)) return IP_HOST;
+  if (!HOST.test(host)) return "a * may only open the host, and a host holds letters, digits, dots and dashes";
   const pathKind = path.endsWith("*") ? "prefix" : "exact";
   if (pathKind === "prefix") path = path.slice(0, -1);
   if (path.includes("?")) return "route patterns do not match query strings";
@@ -97,6 +106,24 @@ function unnormalizedSegment(path: string, pathKind: Pattern["pathKind"]): strin
     if ((segment === "." || segment === "..") && !(last && pathKind === "prefix")) return `a "${segment}" segment`;
   }
   return undefined;
+}
+
+/**
+ * `host` as requests carry it: a name in another script than ASCII in its ASCII form
+ * (`bücher.example` → `xn--bcher-kva.example`), by the URL parser's IDNA processing (WHATWG URL,
+ * "host parsing", UTS #46), the same that gave the request its host. A suffix's leading dot is
+ * kept; `host` is returned as it is when it is ASCII already or is no host name at all, which the
+ * caller then refuses.
+ */
+function asciiHost(host: string, kind: Pattern["hostKind"]): string {
+  // An ASCII host that is no host name (`ex%41mple.com`) is refused as written, not repaired.
+  if (HOST.test(host) || !NON_ASCII.test(host)) return host;
+  const dot = kind === "suffix" && host.startsWith(".") ? "." : "";
+  try {
+    return dot + new URL(`http://${host.slice(dot.length)}/`).hostname;
+  } catch {
+    return host;
+  }
 }
 
 /**

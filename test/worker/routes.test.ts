@@ -63,6 +63,19 @@ describe("routes, end to end", () => {
     expect((await t.get("/docs/my%20file", ip)).status).toBe(429);
   });
 
+  it("Should limit a route on a host in another script than ASCII, which requests carry in its ASCII form", async () => {
+    const t = testApp({
+      RATE_LIMIT: "100/1m",
+      ROUTES: [{ pattern: "*.bücher.example/kasse*", rules: "1/1m" }],
+    });
+    const ip = uniqueIpv4();
+    const checkout = new URL("https://shop.bücher.example/kasse").href;
+    expect(checkout).toBe("https://shop.xn--bcher-kva.example/kasse");
+    expect((await t.get(checkout, ip)).headers.get("ratelimit-policy")).toBe('"default";q=1;w=60');
+    expect((await t.get(checkout, ip)).status).toBe(429);
+    expect((await t.get("https://shop.xn--bcher-kva.example/katalog", ip)).headers.get("ratelimit-policy")).toBe('"default";q=100;w=60');
+  });
+
   it("Should count HEAD on a route that lists GET, so a refused GET does not continue as HEAD on the default budget", async () => {
     const t = testApp({ RATE_LIMIT: "100/1m", ROUTES: [{ pattern: "*/export*", rules: "2/1m", methods: ["GET"] }] });
     const ip = uniqueIpv4();
