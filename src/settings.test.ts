@@ -97,13 +97,16 @@ describe("readSettings", () => {
   it("Should refuse a route that an earlier one shadows for every method it has, and accept one that narrows or widens the methods", () => {
     const route = (pattern: string, name: string, methods?: string[]) => ({ pattern, name, rules: "5/1m", ...(methods ? { methods } : {}) });
     expect(() => readSettings({ ...base, ROUTES: [route("*/Login", "a"), route("*/login", "b")] })).toThrow(
-      'ROUTES[1].pattern: "*/login" matches the requests ROUTES[0] ("*/Login") matches, for every method it has, so it would never apply (patterns ignore case and percent-encoding, and an exact path its trailing slash)',
+      'ROUTES[1].pattern: "*/login" matches the requests ROUTES[0] ("*/Login") matches, for every method it has, so it would never apply (patterns ignore case and percent-encoding, read a host in its ASCII form, and match an exact path with or without its trailing slash)',
     );
     expect(() => readSettings({ ...base, ROUTES: [route("*/login", "a"), route("*/login/", "b")] })).toThrow(
-      'ROUTES[1].pattern: "*/login/" matches the requests ROUTES[0] ("*/login") matches, for every method it has, so it would never apply (patterns ignore case and percent-encoding, and an exact path its trailing slash)',
+      'ROUTES[1].pattern: "*/login/" matches the requests ROUTES[0] ("*/login") matches, for every method it has, so it would never apply (patterns ignore case and percent-encoding, read a host in its ASCII form, and match an exact path with or without its trailing slash)',
     );
     expect(() => readSettings({ ...base, ROUTES: [route("*/my file", "a"), route("*/My%20File", "b")] })).toThrow(
-      'ROUTES[1].pattern: "*/My%20File" matches the requests ROUTES[0] ("*/my file") matches, for every method it has, so it would never apply (patterns ignore case and percent-encoding, and an exact path its trailing slash)',
+      'ROUTES[1].pattern: "*/My%20File" matches the requests ROUTES[0] ("*/my file") matches, for every method it has, so it would never apply (patterns ignore case and percent-encoding, read a host in its ASCII form, and match an exact path with or without its trailing slash)',
+    );
+    expect(() => readSettings({ ...base, ROUTES: [route("*.bücher.example/*", "a"), route("*.xn--bcher-kva.example/*", "b")] })).toThrow(
+      'ROUTES[1].pattern: "*.xn--bcher-kva.example/*" matches the requests ROUTES[0] ("*.bücher.example/*") matches, for every method it has, so it would never apply (patterns ignore case and percent-encoding, read a host in its ASCII form, and match an exact path with or without its trailing slash)',
     );
     expect(() => readSettings({ ...base, ROUTES: [route("*/export", "a", ["GET"]), route("*/export", "b", ["HEAD"])] })).toThrow(
       'ROUTES[1].pattern: "*/export" matches the requests ROUTES[0] ("*/export") matches, for every method it has, so it would never apply',

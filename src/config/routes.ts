@@ -76,7 +76,10 @@ export function parseRoutes(value: unknown, defaults: RouteDefaults): RouteSetti
     const earlier = routes.findIndex((other, i) => i < index && keys[i] === keys[index] && shadows(other, route));
     if (earlier >= 0) {
       const other = routes[earlier]!.pattern;
-      const why = other === route.pattern ? "" : " (patterns ignore case and percent-encoding, and an exact path its trailing slash)";
+      const why =
+        other === route.pattern
+          ? ""
+          : " (patterns ignore case and percent-encoding, read a host in its ASCII form, and match an exact path with or without its trailing slash)";
       const message = `${quote(route.pattern)} matches the requests ROUTES[${earlier}] (${quote(other)}) matches, for every method it has, so it would never apply${why}`;
       fail(child(child(at, index), "pattern"), message);
     }

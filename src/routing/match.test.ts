@@ -28,6 +28,9 @@ describe("parsePattern", () => {
     expect(parsePattern("bücher.example/*")).toMatchObject({ hostKind: "exact", host: "xn--bcher-kva.example" });
     expect(parsePattern("*.BÜCHER.example/api")).toMatchObject({ hostKind: "suffix", host: ".xn--bcher-kva.example" });
     expect(parsePattern("例え.テスト/*")).toMatchObject({ host: "xn--r8jz45g.xn--zckzah" });
+    expect(parsePattern("ΚΟΣ-SHOP.example/*")).toMatchObject({ host: new URL("https://ΚΟΣ-SHOP.example").hostname });
+    expect(parsePattern("*．bücher.example/*")).toMatchObject({ hostKind: "suffix", host: ".xn--bcher-kva.example" });
+    expect(parsePattern("*ﬀ.example/*")).toMatchObject({ hostKind: "suffix", host: "ff.example" });
     expect(pick(["bücher.example/*"], "https://xn--bcher-kva.example/katalog")).toBe("bücher.example/*");
     expect(pick(["*.bücher.example/*"], `${new URL("https://shop.bücher.example/").origin}/katalog`)).toBe("*.bücher.example/*");
   });
@@ -43,6 +46,11 @@ describe("parsePattern", () => {
       "a * before a label in another script than ASCII must be followed by a dot (*.bücher.example): its ASCII form (IDNA) is not a suffix of the longer label's",
     ],
     ["１２７.0.0.1/a", "an IP address is not a route host (routes are on your zone's host names)"],
+    ["ü@evil.example/a", 'the host "ü@evil.example" is not a host name (letters of any script, digits, dots and dashes)'],
+    ["bü%63her.example/*", 'the host "bü%63her.example" is not a host name (letters of any script, digits, dots and dashes)'],
+    ["bü\u200dcher.example/*", 'the host "bü\u200dcher.example" is not a host name (letters of any script, digits, dots and dashes)'],
+    ["*.．bücher.example/*", "a host has no empty labels (two dots in a row)"],
+    ["a..example/*", "a host has no empty labels (two dots in a row)"],
     ["example.com:8080/*", "ports are not part of a route pattern"],
     ["example.com/a?b=1", "route patterns do not match query strings"],
     ["ftp://example.com/a", 'only http:// and https:// requests reach a Worker (got "ftp://")'],

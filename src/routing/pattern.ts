@@ -28,6 +28,8 @@ const ANY_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//;
 const HOST = /^[a-z0-9.-]*$/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII is U+0000 to U+007F.
 const NON_ASCII = /[^\u0000-\u007f]/;
+const NON_ASCII_ALL = new RegExp(NON_ASCII.source, "g");
+const ASCII_OF_A_HOST = /^[a-z0-9.-]*$/i;
 const IP_HOST = "an IP address is not a route host (routes are on your zone's host names)";
 /** What the hint for an unreachable path escapes, so that it reads back as the same path. */
 const HINT_ESCAPES = /[%?#*]/g;
@@ -40,7 +42,8 @@ const HINT_ESCAPES = /[%?#*]/g;
  * // { hostKind: "suffix", host: ".example.com", pathKind: "prefix", path: "/login", … }
  */
 export function parsePattern(source: string): Pattern | string {
-  let rest = source.trim().toLowerCase();
+  const trimmed = source.trim();
+  let rest = trimmed.toLowerCase();
   const scheme = SCHEME.exec(rest)?.[1] as Pattern["scheme"];
   const other = scheme ? undefined : ANY_SCHEME.exec(rest)?.[0];
   if (other) return `only http:// and https:// requests reach a Worker (got "${other}")`;
@@ -54,11 +57,17 @@ export function parsePattern(source: string): Pattern | string {
   if (hostKind === "suffix") host = host.slice(1);
   if (host.startsWith("[")) return IP_HOST;
   if (host.includes(":")) return "ports are not part of a route pattern";
-  const ascii = asciiHost(host, hostKind);
-  if (ascii !== host && hostKind === "suffix" && !host.startsWith(".")) {
-    return `a * before a label in another script than ASCII must be followed by a dot (*.${host}): its ASCII form (IDNA) is not a suffix of the longer label's`;
+  if (NON_ASCII.test(host)) {
+    // Read from the pattern as written: lowercase first, and a final Σ becomes ς where IDNA gives σ.
+    const written = (scheme ? trimmed.slice(scheme.length + 3) : trimmed).split("/", 1)[0]!.slice(hostKind === "suffix" ? 1 : 0);
+    const ascii = asciiHost(written);
+    if (ascii === undefined) return `the host "${written}" is not a host name (letters of any script, digits, dots and dashes)`;
+    if (hostKind === "suffix" && ascii.startsWith("xn--")) {
+      return `a * before a label in another script than ASCII must be followed by a dot (*.${written}): its ASCII form (IDNA) is not a suffix of the longer label's`;
+    }
+    host = ascii;
   }
-  host = ascii;
+  if (host.replace(/\.+$/, "").includes("..")) return "a host has no empty labels (two dots in a row)";
   // No top-level domain is all digits (RFC 3696 §2), so such a last label ends an IPv4 address.
   if (/(^|\.)\d+\.?$/.test(host)) return IP_HOST;
   if (!HOST.test(host)) return "a * may only open the host, and a host holds letters, digits, dots and dashes";
@@ -109,20 +118,19 @@ function unnormalizedSegment(path: string, pathKind: Pattern["pathKind"]): strin
 }
 
 /**
- * `host` as requests carry it: a name in another script than ASCII in its ASCII form
+ * A host with letters of other scripts than ASCII in the ASCII form requests carry it in
  * (`bücher.example` → `xn--bcher-kva.example`), by the URL parser's IDNA processing (WHATWG URL,
- * "host parsing", UTS #46), the same that gave the request its host. A suffix's leading dot is
- * kept; `host` is returned as it is when it is ASCII already or is no host name at all, which the
- * caller then refuses.
+ * "host parsing", UTS #46), the same that gave each request its host; a leading dot is kept.
+ * `undefined` when it is no host name: the parser refuses it, or its ASCII characters are more than
+ * letters, digits, dots and dashes, which the parser would read as URL syntax (`ü@evil.example`
+ * is a user name and a host) or decode (`%41`) before checking the host.
  */
-function asciiHost(host: string, kind: Pattern["hostKind"]): string {
-  // An ASCII host that is no host name (`ex%41mple.com`) is refused as written, not repaired.
-  if (HOST.test(host) || !NON_ASCII.test(host)) return host;
-  const dot = kind === "suffix" && host.startsWith(".") ? "." : "";
+function asciiHost(host: string): string | undefined {
+  if (!ASCII_OF_A_HOST.test(host.replace(NON_ASCII_ALL, ""))) return undefined;
   try {
-    return dot + new URL(`http://${host.slice(dot.length)}/`).hostname;
+    return new URL(`http://${host}/`).hostname;
   } catch {
-    return host;
+    return undefined;
   }
 }
 
