@@ -22,6 +22,7 @@ describe("parsePattern", () => {
     expect(parsePattern("example.com/ünï*")).toMatchObject({ pathKind: "prefix", path: "/ünï" });
     expect(parsePattern("example.com/CAF%C3%89")).toMatchObject({ path: "/café" });
     expect(parsePattern("example.com/100%25")).toMatchObject({ path: "/100%" });
+    expect(parsePattern("example.com/cafe%CC%81")).toMatchObject({ path: "/café" });
   });
 
   it("Should read a host in any script as requests carry it, in its ASCII form (IDNA), so that a route on bücher.example meets its requests", () => {

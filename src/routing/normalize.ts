@@ -9,6 +9,9 @@ const TRAILING_DOTS = /\.+$/;
 const BACKSLASHES = /\\/g;
 const ESCAPES = /(?:%[0-9a-f]{2})+/gi;
 const UTF8 = new TextDecoder();
+/** Any character outside ASCII (U+0000 to U+007F). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII starts at U+0000.
+export const NON_ASCII = /[^\u0000-\u007f]/;
 
 /** What a route pattern is matched against. */
 export interface MatchTarget {
@@ -59,8 +62,9 @@ export function resolveSegments(decoded: string): string {
 }
 
 /**
- * A path decoded once, `\` as `/`, lowercase; segments not yet resolved. Route patterns' paths
- * are read with it too (pattern.ts), so `/caf%C3%A9` and `/café` are one path on both sides.
+ * A path decoded once, `\` as `/`, lowercase, in Unicode's composed form (NFC); segments not yet
+ * resolved. Route patterns' paths are read with it too (pattern.ts), so `/caf%C3%A9`, `/café` and
+ * `/cafe%CC%81` are one path on both sides.
  *
  * @example
  * decodePath("/CAF%C3%89/a%5Cb"); // → "/café/a/b"
@@ -68,7 +72,11 @@ export function resolveSegments(decoded: string): string {
 export function decodePath(pathname: string): string {
   // Decoding once matches what origins do; %2F and %5C then become separators, as many servers
   // (and every path-joining framework) end up treating them.
-  return safeDecode(pathname).replace(BACKSLASHES, "/").toLowerCase();
+  const path = safeDecode(pathname).replace(BACKSLASHES, "/").toLowerCase();
+  // `é` may come as one code point or as `e` and a combining accent (macOS file names, some
+  // clients), which Unicode defines as the same text (UAX #15, canonical equivalence): read both
+  // in the composed form. An ASCII path, nearly every one, is in every normal form already.
+  return NON_ASCII.test(path) ? path.normalize("NFC") : path;
 }
 
 function safeDecode(text: string): string {

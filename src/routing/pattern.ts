@@ -4,7 +4,7 @@
  * Cloudflare's "Routes and domains" rules, so that patterns can be copied from `routes`. The path
  * is read as a request's is (normalize.ts): `/café`, `/caf%C3%A9` and `/CAF%C3%89` are one path.
  */
-import { decodePath, resolveSegments } from "./normalize.ts";
+import { decodePath, NON_ASCII, resolveSegments } from "./normalize.ts";
 
 /** A compiled pattern. Its path is decoded and lowercase, as a request's (see normalize.ts). */
 export interface Pattern {
@@ -26,8 +26,6 @@ export interface Pattern {
 const SCHEME = /^(https?):\/\//;
 const ANY_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//;
 const HOST = /^[a-z0-9.-]*$/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII is U+0000 to U+007F.
-const NON_ASCII = /[^\u0000-\u007f]/;
 const NON_ASCII_ALL = new RegExp(NON_ASCII.source, "g");
 const ASCII_OF_A_HOST = /^[a-z0-9.-]*$/i;
 const IP_HOST = "an IP address is not a route host (routes are on your zone's host names)";
