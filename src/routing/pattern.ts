@@ -27,7 +27,6 @@ const SCHEME = /^(https?):\/\//;
 const ANY_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//;
 const HOST = /^[a-z0-9.-]*$/;
 const NON_ASCII_ALL = new RegExp(NON_ASCII.source, "g");
-const ASCII_OF_A_HOST = /^[a-z0-9.-]*$/i;
 const IP_HOST = "an IP address is not a route host (routes are on your zone's host names)";
 /** What the hint for an unreachable path escapes, so that it reads back as the same path. */
 const HINT_ESCAPES = /[%?#*]/g;
@@ -65,7 +64,9 @@ export function parsePattern(source: string): Pattern | string {
     }
     host = ascii;
   }
-  if (host.replace(/\.+$/, "").includes("..")) return "a host has no empty labels (two dots in a row)";
+  // A fully qualified name's trailing dot names the same host (RFC 1034 §3.1); requests lose it too.
+  host = host.replace(/\.+$/, "");
+  if (host.includes("..")) return "a host has no empty labels (two dots in a row)";
   // No top-level domain is all digits (RFC 3696 §2), so such a last label ends an IPv4 address.
   if (/(^|\.)\d+\.?$/.test(host)) return IP_HOST;
   if (!HOST.test(host)) return "a * may only open the host, and a host holds letters, digits, dots and dashes";
@@ -82,8 +83,6 @@ export function parsePattern(source: string): Pattern | string {
     const resolved = resolveSegments(path).replace(HINT_ESCAPES, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
     return `the path has ${unreachable}, which no request has once its path is normalized (write "${resolved}${pathKind === "prefix" ? "*" : ""}")`;
   }
-  // A fully qualified name's trailing dot names the same host (RFC 1034 §3.1); requests lose it too.
-  host = host.replace(/\.+$/, "");
   // Origins serve `/login/` as `/login` (Express, Rails, most frameworks), so an exact path is
   // matched with or without its trailing slash; one left out would be a way around the route.
   if (pathKind === "exact" && path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
@@ -124,7 +123,7 @@ function unnormalizedSegment(path: string, pathKind: Pattern["pathKind"]): strin
  * is a user name and a host) or decode (`%41`) before checking the host.
  */
 function asciiHost(host: string): string | undefined {
-  if (!ASCII_OF_A_HOST.test(host.replace(NON_ASCII_ALL, ""))) return undefined;
+  if (!HOST.test(host.replace(NON_ASCII_ALL, "").toLowerCase())) return undefined;
   try {
     return new URL(`http://${host}/`).hostname;
   } catch {
