@@ -58,6 +58,8 @@ describe("parsePattern", () => {
     ["[::1]/a", "an IP address is not a route host (routes are on your zone's host names)"],
     ["127.0.0.1/a", "an IP address is not a route host (routes are on your zone's host names)"],
     ["*.0.0.1/a", "an IP address is not a route host (routes are on your zone's host names)"],
+    ["example.0x7f/a", "an IP address is not a route host (routes are on your zone's host names)"],
+    ["*.example.0X/a", "an IP address is not a route host (routes are on your zone's host names)"],
     ["example.com//b", 'the path has an empty segment, which no request has once its path is normalized (write "/b")'],
     ["example.com/a/../b*", 'the path has a ".." segment, which no request has once its path is normalized (write "/b*")'],
     ["example.com/a/./b", 'the path has a "." segment, which no request has once its path is normalized (write "/a/b")'],

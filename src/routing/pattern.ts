@@ -67,8 +67,9 @@ export function parsePattern(source: string): Pattern | string {
   // A fully qualified name's trailing dot names the same host (RFC 1034 §3.1); requests lose it too.
   host = host.replace(/\.+$/, "");
   if (host.includes("..")) return "a host has no empty labels (two dots in a row)";
-  // No top-level domain is all digits (RFC 3696 §2), so such a last label ends an IPv4 address.
-  if (/(^|\.)\d+\.?$/.test(host)) return IP_HOST;
+  // URLs read a host whose last label is a number, decimal or 0x hex, as an IPv4 address (WHATWG
+  // URL, "ends in a number checker"): a request carries it as one or is refused before any Worker.
+  if (/(^|\.)(\d+|0x[0-9a-f]*)$/.test(host)) return IP_HOST;
   if (!HOST.test(host)) return "a * may only open the host, and a host holds letters, digits, dots and dashes";
   const pathKind = path.endsWith("*") ? "prefix" : "exact";
   if (pathKind === "prefix") path = path.slice(0, -1);
