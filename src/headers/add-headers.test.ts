@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { addHeaders } from "./add-headers.ts";
+import { addHeaders, mergeHeaders } from "./add-headers.ts";
 
 function appAnswering(answer: () => Response) {
   const app = new Hono();
@@ -30,5 +30,32 @@ describe("addHeaders", () => {
     expect(res.status).toBe(302);
     expect(res.headers.get("location")).toBe("https://example.com/elsewhere");
     expect(res.headers.get("ratelimit")).toBe('"default";r=1;t=10');
+  });
+
+  it("Should list the answer's own RateLimit items first, as an origin that limits too gives them", async () => {
+    const res = await appAnswering(() => new Response("hi", { headers: { RateLimit: '"origin";r=3;t=5' } })).request("https://example.com/");
+    expect(res.headers.get("ratelimit")).toBe('"origin";r=3;t=5, "default";r=1;t=10');
+    expect(res.headers.get("ratelimit-policy")).toBe('"default";q=2;w=10');
+  });
+});
+
+describe("mergeHeaders", () => {
+  const legacy = (remaining: string): Array<[string, string]> => [
+    ["X-RateLimit-Limit", "100"],
+    ["X-RateLimit-Remaining", remaining],
+    ["X-RateLimit-Reset", "1700000060"],
+  ];
+
+  it("Should keep the answer's legacy headers when they show as little left as ours or less", () => {
+    expect(mergeHeaders(new Headers({ "x-ratelimit-limit": "5", "x-ratelimit-remaining": "2", "x-ratelimit-reset": "1700000010" }), legacy("2"))).toEqual([]);
+  });
+
+  it("Should replace the answer's legacy headers with ours when ours show less left, or theirs are no number", () => {
+    expect(mergeHeaders(new Headers({ "x-ratelimit-limit": "5", "x-ratelimit-remaining": "3" }), legacy("2"))).toEqual(legacy("2"));
+    expect(mergeHeaders(new Headers({ "x-ratelimit-remaining": "many" }), legacy("2"))).toEqual(legacy("2"));
+  });
+
+  it("Should keep the answer's own Retry-After", () => {
+    expect(mergeHeaders(new Headers({ "retry-after": "120" }), [["Retry-After", "5"]])).toEqual([]);
   });
 });

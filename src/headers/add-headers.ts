@@ -8,8 +8,12 @@
 import type { Context } from "hono";
 import type { HeaderList } from "./rate-limit-headers.ts";
 
+/** The fields that are Structured Field lists (RFC 9651 §3.1): another limit's items join them. */
+const LISTS = new Set(["RateLimit", "RateLimit-Policy"]);
+
 /**
- * Sets every header of `headers` on `c.res`, in order.
+ * Adds every header of `headers` to `c.res`, in order, keeping what the answer already says
+ * ({@link mergeHeaders}).
  *
  * @example
  * await next();
@@ -18,10 +22,37 @@ import type { HeaderList } from "./rate-limit-headers.ts";
 export function addHeaders(c: Context, headers: HeaderList): void {
   if (headers.length === 0) return;
   const target = c.res.headers;
+  const merged = mergeHeaders(target, headers);
   try {
-    for (const [name, value] of headers) target.set(name, value);
+    for (const [name, value] of merged) target.set(name, value);
   } catch {
     // Immutable headers refuse the first set, so nothing was changed: copy once through Hono.
-    for (const [name, value] of headers) c.header(name, value);
+    for (const [name, value] of merged) c.header(name, value);
   }
+}
+
+/**
+ * What to set on an answer that may already carry a limit's headers: those of another
+ * `rateLimit()` nested inside this one (its 429 included) or of the origin's own limiter. The
+ * draft's `RateLimit` and `RateLimit-Policy` are lists, so both limits' items are listed, the
+ * answer's first. The legacy `X-RateLimit-*` describe one limit, the one with the least left
+ * (README, "Headers"), so the answer's are kept when they show as little or less. Any other header
+ * the answer has, such as its own `Retry-After`, is kept as it is.
+ *
+ * @example
+ * mergeHeaders(new Headers({ RateLimit: '"login";r=0;t=10' }), [["RateLimit", '"site";r=9;t=60']]);
+ * // [["RateLimit", '"login";r=0;t=10, "site";r=9;t=60']]
+ */
+export function mergeHeaders(answer: Headers, headers: HeaderList): HeaderList {
+  const theirsLeft = answer.get("X-RateLimit-Remaining");
+  const oursLeft = theirsLeft === null ? undefined : headers.find(([name]) => name === "X-RateLimit-Remaining")?.[1];
+  const keepTheirLegacy = oursLeft !== undefined && Number(theirsLeft) <= Number(oursLeft);
+  const merged: HeaderList = [];
+  for (const [name, value] of headers) {
+    const theirs = answer.get(name);
+    if (theirs === null) merged.push([name, value]);
+    else if (LISTS.has(name)) merged.push([name, `${theirs}, ${value}`]);
+    else if (name.startsWith("X-RateLimit-") && !keepTheirLegacy) merged.push([name, value]);
+  }
+  return merged;
 }

@@ -327,6 +327,38 @@ describe("rateLimit middleware: decision events and logs", () => {
   });
 });
 
+describe("rateLimit middlewares nested on one path", () => {
+  function nestedApp(headers: string) {
+    const { createLimiter } = recordingLimiters();
+    const app = new Hono();
+    const common = { runner, createLimiter, clock: () => now, log: () => {} };
+    app.use(rateLimit({ ...common, vars: { ...vars, RATE_LIMIT: "10/60s", RATE_LIMIT_HEADERS: headers, KEY_PREFIX: "site" } }));
+    app.use("/login", rateLimit({ ...common, vars: { ...vars, RATE_LIMIT: "1/10s", RATE_LIMIT_HEADERS: headers, KEY_PREFIX: "login" } }));
+    app.all("*", (c) => c.text("ok"));
+    return () => app.request("https://example.com/login", { headers: { "cf-connecting-ip": "203.0.113.7" } });
+  }
+
+  it("Should list both limits in RateLimit, and keep the inner limit's refusal in a 429 that passes the outer one", async () => {
+    const get = nestedApp("draft");
+    const allowed = await get();
+    expect(allowed.headers.get("ratelimit-policy")).toBe('"default";q=1;w=10, "default";q=10;w=60');
+    expect(allowed.headers.get("ratelimit")).toBe('"default";r=0;t=10, "default";r=9;t=40');
+    const refused = await get();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("10");
+    expect(refused.headers.get("ratelimit")).toBe('"default";r=0;t=10, "default";r=8;t=40');
+  });
+
+  it("Should give the legacy headers of the limit with the least left, whichever middleware decided it", async () => {
+    const get = nestedApp("legacy");
+    const allowed = await get();
+    expect([allowed.headers.get("x-ratelimit-limit"), allowed.headers.get("x-ratelimit-remaining")]).toEqual(["1", "0"]);
+    const refused = await get();
+    expect(refused.status).toBe(429);
+    expect([refused.headers.get("x-ratelimit-limit"), refused.headers.get("x-ratelimit-remaining")]).toEqual(["1", "0"]);
+  });
+});
+
 describe("rateLimit middleware without vars", () => {
   it("Should read its settings from c.env, and answer a clear error when there is none", async () => {
     const fake = recordingLimiters();
