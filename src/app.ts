@@ -21,7 +21,7 @@ export interface AppEnv {
 }
 
 /** What the app talks to; every field defaults to the real thing. */
-export interface AppDeps extends Omit<RateLimitOptions, "fetch"> {
+export interface AppDeps extends Omit<RateLimitOptions, "fetch" | "clientAddress"> {
   /** The `fetch` for Redis calls only. @default globalThis.fetch */
   redisFetch?: typeof fetch;
   /** The `fetch` for the origin only, so a fake origin never swallows Redis calls. @default globalThis.fetch */

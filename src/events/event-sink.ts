@@ -78,7 +78,7 @@ const ENCODER = new TextEncoder();
 
 /** HMAC-SHA-256 of a value under `secret`, first 128 bits in hex; the key is imported once. */
 function keyedHash(secret: string): (value: string) => Promise<string> {
-  let key: Promise<CryptoKey> | undefined;
+  let key: ReturnType<typeof crypto.subtle.importKey> | undefined;
   return async (value) => {
     key ??= crypto.subtle.importKey("raw", ENCODER.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
     const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await key, ENCODER.encode(value)), 0, 16);

@@ -58,16 +58,16 @@ export interface Identity {
  */
 export async function identify(headers: Headers, options: IdentifyOptions, request: RequestFacts = {}): Promise<Identity> {
   const { key } = options;
-  if (key.kind === "ip") return identifyIp(headers, options);
+  if (key.kind === "ip") return identifyIp(headers, options, request);
   const parts = key.kind === "composite" ? key.parts : [key];
   const values: string[] = [];
   for (const part of parts) {
-    const value = part.kind === "ip" ? identifyIp(headers, options) : readKeyPart(part, headers, request);
+    const value = part.kind === "ip" ? identifyIp(headers, options, request) : readKeyPart(part, headers, request);
     if (typeof value === "object") {
       if (value.warning) return value;
       values.push(value.client);
     } else if (value === undefined || value.length > MAX_KEY_LENGTH) {
-      const address = identifyIp(headers, options);
+      const address = identifyIp(headers, options, request);
       return address.warning ? address : { ...address, warning: value ? "key-too-long" : "missing-key" };
     } else values.push(value);
   }
@@ -130,9 +130,10 @@ export function isIdentifier(text: string): boolean {
   return IDENTIFIER.test(text);
 }
 
-function identifyIp(headers: Headers, { ipv6Subnet, trustedProxies }: IdentifyOptions): Identity {
-  const address = clientAddress(headers, trustedProxies);
-  if (address === undefined) return { client: UNKNOWN_CLIENT, warning: trustedProxies > 0 ? "missing-forwarded-for" : "missing-ip" };
+function identifyIp(headers: Headers, { ipv6Subnet, trustedProxies }: IdentifyOptions, request: RequestFacts): Identity {
+  const given = "address" in request;
+  const address = given ? request.address : clientAddress(headers, trustedProxies);
+  if (address === undefined) return { client: UNKNOWN_CLIENT, warning: !given && trustedProxies > 0 ? "missing-forwarded-for" : "missing-ip" };
   return fromAddress(address, ipv6Subnet);
 }
 

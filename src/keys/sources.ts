@@ -11,6 +11,12 @@ import type { KeyPart, KeySource } from "../config/types.ts";
 export interface RequestFacts {
   url?: string;
   cf?: { asn?: number; country?: string };
+  /**
+   * The client's address as the app knows it (the middleware's `clientAddress` option: the
+   * socket's peer on Node). Present, even as `undefined`, it is the address: `CF-Connecting-IP`
+   * and `X-Forwarded-For` are not read, since off Cloudflare a client writes them itself.
+   */
+  address?: string | undefined;
 }
 
 /**

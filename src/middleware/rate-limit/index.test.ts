@@ -327,6 +327,34 @@ describe("rateLimit middleware: decision events and logs", () => {
   });
 });
 
+describe("rateLimit middleware with the app's own clientAddress", () => {
+  // As on Node, where the socket's peer is the address and any CF-Connecting-IP is the client's own.
+  const peer = (c: { req: { header(name: string): string | undefined } }) => c.req.header("x-test-peer");
+
+  it("Should count each client by the address clientAddress gives, whatever CF-Connecting-IP it writes", async () => {
+    const { get, calls } = makeApp({ vars: { ...vars, RATE_LIMIT: "1/10s" }, clientAddress: peer });
+    const first = await get("/", { "x-test-peer": "198.51.100.1", "cf-connecting-ip": "203.0.113.1" });
+    const spoofed = await get("/", { "x-test-peer": "198.51.100.1", "cf-connecting-ip": "203.0.113.2" });
+    const other = await get("/", { "x-test-peer": "198.51.100.2", "cf-connecting-ip": "203.0.113.1" });
+    expect([first.status, spoofed.status, other.status]).toEqual([200, 429, 200]);
+    expect(calls.map((call) => call.client)).toEqual(["198.51.100.1", "198.51.100.1", "198.51.100.2"]);
+  });
+
+  it("Should match the deny list against that address, and count a request without one as unknown, with a warning", async () => {
+    const { get, logs, calls } = makeApp({ vars: { ...vars, DENY: '["ip:198.51.100.9"]' }, clientAddress: peer });
+    expect((await get("/", { "x-test-peer": "198.51.100.9", "cf-connecting-ip": "203.0.113.1" })).status).toBe(403);
+    expect((await get("/", { "cf-connecting-ip": "203.0.113.1" })).status).toBe(200);
+    expect(calls.map((call) => call.client)).toEqual(["unknown"]);
+    expect(logs).toContainEqual(expect.objectContaining({ event: "client-fallback", reason: "missing-ip" }));
+  });
+
+  it("Should refuse a clientAddress that is not a function, naming the option", () => {
+    expect(() => rateLimit({ vars, clientAddress: "x-real-ip" as never })).toThrow(
+      'clientAddress: expected a function (c) => string | undefined, got "x-real-ip"',
+    );
+  });
+});
+
 describe("rateLimit middlewares nested on one path", () => {
   function nestedApp(headers: string) {
     const { createLimiter } = recordingLimiters();

@@ -9,6 +9,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { HTTPException } from "hono/http-exception";
 import { problemResponse } from "../../answers.ts";
+import { shown } from "../../errors.ts";
 import { type Block, blockFor, blockKey, secondsLeft } from "../../block-cache.ts";
 import type { RouteSettings } from "../../config/types.ts";
 import { type CfFields, decisionEvent, type Outcome } from "../../events/decision-event.ts";
@@ -42,8 +43,20 @@ declare module "hono" {
   }
 }
 
-/** Options, validated when `rateLimit()` runs. Everything but `vars` is for tests and embedding. */
-export type RateLimitOptions = RuntimeOptions;
+/** Where a client's address comes from: the app's own answer, for runtimes that are not Cloudflare. */
+export type ClientAddress = (c: Context) => string | undefined;
+
+/** Options, validated when `rateLimit()` runs. */
+export interface RateLimitOptions extends RuntimeOptions {
+  /**
+   * The client's address, for runtimes where Cloudflare does not set `CF-Connecting-IP`: there a
+   * client writes that header itself, and would be a new client on every request. Given, it is the
+   * address the limiter and the lists read; `CF-Connecting-IP`, `X-Forwarded-For` and
+   * `TRUSTED_PROXIES` are not read. `undefined` counts the request in the shared `unknown` bucket.
+   * @example (c) => getConnInfo(c).remote.address // @hono/node-server/conninfo, hono/bun, hono/deno
+   */
+  clientAddress?: ClientAddress;
+}
 
 type RateLimitMiddleware = MiddlewareHandler<{ Variables: { rateLimit?: RateLimitState } }>;
 
@@ -55,7 +68,11 @@ type RateLimitMiddleware = MiddlewareHandler<{ Variables: { rateLimit?: RateLimi
  * app.use("/api/*", rateLimit({ vars: { UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token, RATE_LIMIT: "100/60s" } }));
  */
 export function rateLimit(options: RateLimitOptions = {}): RateLimitMiddleware {
-  return rateLimitWith(createRuntimes(options));
+  const { clientAddress } = options;
+  if (clientAddress !== undefined && typeof clientAddress !== "function") {
+    throw new TypeError(`clientAddress: expected a function (c) => string | undefined, got ${shown(clientAddress)}`);
+  }
+  return rateLimitWith(createRuntimes(options), { clientAddress });
 }
 
 /**
@@ -66,7 +83,10 @@ export function rateLimit(options: RateLimitOptions = {}): RateLimitMiddleware {
  * const runtimes = createRuntimes(options);
  * app.use(adminApi(runtimes)).use(rateLimitWith(runtimes));
  */
-export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { throwRefusals?: boolean } = {}): RateLimitMiddleware {
+export function rateLimitWith(
+  runtimes: Runtimes,
+  { throwRefusals = true, clientAddress: addressOf }: { throwRefusals?: boolean; clientAddress?: ClientAddress | undefined } = {},
+): RateLimitMiddleware {
   // An app that maps HTTPException to its response anyway (the Worker's) may take the answer as
   // returned: constructing the exception costs more than the rest of a refusal from memory.
   const refuse = (status: ContentfulStatusCode, res: Response): Response => {
@@ -78,9 +98,10 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
     const { settings, log } = runtime;
     const route = runtime.match(c.req.url, c.req.method) ?? runtime.defaultRoute;
     c.set("rateLimit", { route: route.settings });
+    const given = addressOf ? { address: ownAddress(addressOf(c)) } : undefined;
     if (route.lists) {
       const raw = c.req.raw;
-      const ip = clientAddress(raw.headers, settings.trustedProxies);
+      const ip = given ? given.address : clientAddress(raw.headers, settings.trustedProxies);
       const verdict = listVerdict(route.lists, {
         ip,
         get country() {
@@ -108,6 +129,7 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
       get cf() {
         return cfOf(c.req.raw);
       },
+      ...given,
     });
     for (const fallback of who.fallbacks) {
       if (runtime.warned.has(fallback.warning!)) continue;
@@ -241,6 +263,11 @@ export function rateLimitWith(runtimes: Runtimes, { throwRefusals = true }: { th
       return next();
     }
   };
+}
+
+/** An app's answer for the address, where anything but a non-empty string is none. */
+function ownAddress(address: unknown): string | undefined {
+  return typeof address === "string" && address !== "" ? address : undefined;
 }
 
 /** The `cf` fields of requests already read, by request. */
