@@ -240,6 +240,12 @@ describe("the shim's own HTTP reader", () => {
       'ERR unsupported Expect "something-else": only 100-continue is understood',
     ],
     [
+      "an HTTP/1.1 request without Host, which RFC 9112 §3.2 answers with 400",
+      `GET /ping?_token=${TOKEN} HTTP/1.1\r\n\r\n`,
+      400,
+      "ERR missing Host header (an HTTP/1.1 request needs one, RFC 9112 §3.2)",
+    ],
+    [
       "a CONNECT, which node:http hands to no request handler",
       "CONNECT redis.example:6379 HTTP/1.1\r\nHost: redis.example:6379\r\n\r\n",
       405,

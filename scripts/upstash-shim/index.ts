@@ -82,6 +82,8 @@ export async function startShim(options: ShimOptions): Promise<Shim> {
   // connection whose client stalls mid-request would stay open for good.
   const fallback = createHttpServer(
     {
+      // The listener refuses a request without Host itself, in JSON like every answer (§4).
+      requireHostHeader: false,
       keepAliveTimeout: KEEP_ALIVE_MS,
       requestTimeout: requestTimeoutMs,
       headersTimeout: headersTimeoutMs,

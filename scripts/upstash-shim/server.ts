@@ -23,6 +23,10 @@ const LINGER_BYTES = 64 * 1024 * 1024;
 export function createShimListener(handler: ShimHandler, subscriber: SubscriberFactory, maxBodyBytes: number): RequestListener {
   return async function handleShimRequest(req, res) {
     handler.stats.requests++;
+    if (req.httpVersion === "1.1" && req.headers.host === undefined) {
+      const answer = handler.failure(new RequestError(400, "ERR missing Host header (an HTTP/1.1 request needs one, RFC 9112 §3.2)"));
+      return refuse(req, res, { ...answer, headers: [...answer.headers, "connection", "close"] });
+    }
     const outcome = handler.head(req.method ?? "GET", req.url ?? "/", req.headers);
     if (outcome.kind === "answer") return refuse(req, res, outcome.answer);
     try {
