@@ -96,7 +96,18 @@ export interface ShimHandler {
 const ALLOWED_METHODS = new Set(["HEAD", "GET", "POST", "PUT"]);
 /** The `Allow` and `Access-Control-Allow-Methods` value, built once. */
 export const ALLOW = [...ALLOWED_METHODS].join(", ");
-const ALLOW_HEADERS = "authorization, content-type, upstash-encoding, upstash-sync-token, upstash-response-format";
+/** The headers clients set (§11.1): @upstash/redis sends its telemetry unless told not to. */
+const ALLOW_HEADERS = [
+  "authorization",
+  "content-type",
+  "upstash-encoding",
+  "upstash-sync-token",
+  "upstash-response-format",
+  "upstash-telemetry-platform",
+  "upstash-telemetry-retry",
+  "upstash-telemetry-runtime",
+  "upstash-telemetry-sdk",
+].join(", ");
 
 /** Creates a fresh stats object. */
 export function createStats(): ShimStats {

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
-import { request } from "node:http";
+import { createServer, request } from "node:http";
 import { connect } from "node:net";
+import { Redis } from "@upstash/redis";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { freePort, startRedisServer } from "../local/redis-server.ts";
@@ -279,6 +280,46 @@ describe("headers and instrumentation", () => {
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
     expect(res.headers.get("access-control-allow-headers")).toContain("authorization");
     expect(res.headers.get("access-control-expose-headers")).toBe("upstash-sync-token");
+  });
+
+  it("Should allow in a preflight every header a default @upstash/redis sends, so that a browser lets its requests out (§11.1, §14)", async () => {
+    // What the client sends, captured by a server that answers every request as Redis would PING.
+    const sent = new Set<string>();
+    const capture = createServer((req, res) => {
+      for (const name of Object.keys(req.headers)) sent.add(name);
+      res.setHeader("content-type", "application/json").end('{"result":"PONG"}');
+    });
+    await new Promise<void>((resolve) => capture.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = capture.address() as { port: number };
+      await new Redis({ url: `http://127.0.0.1:${port}`, token: TOKEN, enableAutoPipelining: false }).ping();
+    } finally {
+      capture.close();
+    }
+    // Sent only when retrying (§11.5), so not captured above.
+    sent.add("upstash-telemetry-retry");
+    // Node's fetch adds these itself (pragma and cache-control for the client's `cache: "no-store"`);
+    // a browser adds its own, and a preflight asks only for the headers the client sets.
+    const added = [
+      "host",
+      "connection",
+      "content-length",
+      "accept",
+      "accept-encoding",
+      "accept-language",
+      "sec-fetch-mode",
+      "user-agent",
+      "pragma",
+      "cache-control",
+    ];
+    const asked = [...sent].filter((name) => !added.includes(name));
+    const res = await fetch(`${shim.url}/pipeline`, {
+      method: "OPTIONS",
+      headers: { origin: "http://app.example", "access-control-request-method": "POST", "access-control-request-headers": asked.join(",") },
+    });
+    const allowed = (res.headers.get("access-control-allow-headers") ?? "").split(/\s*,\s*/);
+    expect(asked).toContain("upstash-telemetry-sdk");
+    expect(asked.filter((name) => !allowed.includes(name))).toEqual([]);
   });
 
   it("Should count requests and body bytes in both directions", async () => {
