@@ -388,6 +388,22 @@ describe("Pub/Sub over SSE (docs/shim.md §11.7)", () => {
 });
 
 describe("when Redis is unreachable", () => {
+  it("Should end a subscription's stream when Redis goes away, so that the client knows it may have missed messages (§11.7)", async () => {
+    const redis = await startRedisServer();
+    const own = await startShim({ redisUrl: redis.url, token: TOKEN, port: 0 });
+    try {
+      const res = await fetch(`${own.url}/subscribe/news`, { method: "POST", body: "[]", headers: H });
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      expect((await reader.read()).value).toBe("data: subscribe,news,1\n\n");
+      await redis.stop();
+      const next = reader.read().then(({ done }) => (done ? "ended" : "a frame"));
+      expect(await Promise.race([next, new Promise((resolve) => setTimeout(resolve, 3_000, "still open"))])).toBe("ended");
+    } finally {
+      await own.close();
+      await redis.stop();
+    }
+  });
+
   it("Should start anyway, answer 503 saying why, and serve once Redis comes up", async () => {
     const port = await freePort();
     const own = await startShim({ redisUrl: `redis://127.0.0.1:${port}`, token: TOKEN, port: 0 });

@@ -27,7 +27,7 @@ export interface Subscription {
 /**
  * Subscribes, flushes the SSE headers at once (the client counts itself subscribed on the status),
  * then streams `data: subscribe,<ch>,<n>` and `data: message,<ch>,<msg>` (or `psubscribe` /
- * `pmessage,<pattern>,<ch>,<msg>`) frames until the client goes away. Messages are raw, never
+ * `pmessage,<pattern>,<ch>,<msg>`) frames until the client or Redis goes away. Messages are raw, never
  * base64 (§11.7). Throws {@link RedisUnavailableError} when Redis refuses the subscription.
  *
  * @example
@@ -41,7 +41,7 @@ export async function serveSubscription(req: IncomingMessage, res: ServerRespons
   let closed = false;
   // The server is half-open (index.ts), so a client's FIN closes nothing by itself: a client that
   // has finished (an aborted fetch, curl timing out) would keep its subscription for good.
-  const clientEnded = () => {
+  const finish = () => {
     if (closed) return;
     closed = true;
     redis.disconnect();
@@ -51,11 +51,11 @@ export async function serveSubscription(req: IncomingMessage, res: ServerRespons
   };
   res.once("close", () => {
     closed = true;
-    req.socket.off("end", clientEnded);
+    req.socket.off("end", finish);
     redis.disconnect();
   });
-  if (req.socket.readableEnded) clientEnded();
-  else req.socket.once("end", clientEnded);
+  if (req.socket.readableEnded) finish();
+  else req.socket.once("end", finish);
   const write = (fields: Array<string | Buffer>) => {
     const frame = `data: ${fields.map(String).join(",")}\n\n`;
     sub.stats.bytesOut += Buffer.byteLength(frame);
@@ -74,6 +74,7 @@ export async function serveSubscription(req: IncomingMessage, res: ServerRespons
   for (const [i, channel] of sub.channels.entries()) write([kind, channel, String(i + 1)]);
   redis.on("messageBuffer", (channel: Buffer, message: Buffer) => write(["message", channel, message]));
   redis.on("pmessageBuffer", (pattern: Buffer, channel: Buffer, message: Buffer) => write(["pmessage", pattern, channel, message]));
-  // Redis went away: end the stream so the client notices, rather than leaving it silent.
-  redis.once("end", () => res.end());
+  // Redis went away: end the stream so the client notices. ioredis would reconnect and subscribe
+  // again on its own, but what was published meanwhile is lost, and the client would never know.
+  redis.once("close", finish);
 }
