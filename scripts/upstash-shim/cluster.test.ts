@@ -58,6 +58,10 @@ describe("commands too short for their keys, on a three-master Redis Cluster", (
     expect(await call("/", command)).toEqual({ status: 400, body: JSON.stringify({ error }) });
   });
 
+  it.each([" 3", "0x10", "18446744073709551616"])("Should refuse the SCAN cursor %j with Redis's own error, as a single Redis does", async (cursor) => {
+    expect(await call("/", ["SCAN", cursor])).toEqual({ status: 400, body: '{"error":"ERR invalid cursor"}' });
+  });
+
   it("Should report a too-short command inside a pipeline as its own entry and run the others", async () => {
     const res = await call("/pipeline", [["INCR", `${p}ctr1`], ["LPUSH"], ["INCR", `${p}ctr2`]]);
     expect(res).toEqual({

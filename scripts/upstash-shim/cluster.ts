@@ -196,24 +196,25 @@ export async function readyMaster(cluster: Cluster, slot: number | undefined): P
   return node;
 }
 
+/** A SCAN cursor as Redis reads it (an unsigned 64-bit integer, in digits). */
+const DIGITS = /^\d*$/;
+const MAX_CURSOR = 2n ** 64n - 1n;
+
 function nodeName(node: Redis): string {
   return `${node.options.host}:${node.options.port}`;
 }
 
 /**
  * SCAN over every master: the shim's cursor is `masterCursor × masters + masterIndex`, so `0`
- * starts at the first master and the scan ends with `0` after the last. A cursor that is not a
- * non-negative integer goes to Redis as it is, for Redis's own error.
+ * starts at the first master and the scan ends with `0` after the last. A cursor other than
+ * digits that fit in 64 bits (Redis reads `""` as 0) goes to Redis as it is, for Redis's own
+ * error: `BigInt` would also read `" 3"`, `0x10` and numbers Redis refuses.
  */
 async function scan(command: Command, masters: Redis[], send: Send): Promise<Outcome> {
   const [cursorArg = "", ...rest] = command.args;
-  let cursor: bigint;
-  try {
-    cursor = BigInt(String(cursorArg));
-  } catch {
-    return send(command);
-  }
-  if (cursor < 0n || masters.length === 0) return send(command);
+  const text = String(cursorArg);
+  const cursor = DIGITS.test(text) ? BigInt(text) : -1n;
+  if (cursor < 0n || cursor > MAX_CURSOR || masters.length === 0) return send(command);
   const count = BigInt(masters.length);
   const index = cursor % count;
   const master = masters[Number(index)]!;
