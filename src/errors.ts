@@ -58,23 +58,21 @@ export class OriginError extends Error {
   }
 }
 
-/** The value quoted as it appeared, for messages: strings in quotes, the rest as JSON. */
+/**
+ * The value quoted as it appeared, for messages: strings in quotes, numbers as JavaScript spells
+ * them (JSON would print `NaN` and `Infinity`, from TOML's `nan` and `inf` or JSON's `1e999`, as
+ * `null`), the rest as JSON.
+ *
+ * @example
+ * `got ${quote("10 secs")}`; // 'got "10 secs"'
+ * `got ${quote(Number("abc"))}`; // "got NaN"
+ */
 export function quote(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "number") return String(value);
   try {
     return JSON.stringify(value) ?? String(value);
   } catch {
     return String(value);
   }
-}
-
-/**
- * A bad option's value as an error quotes it: {@link quote}, except for the numbers JSON cannot
- * spell, which it would print as `null` (`NaN`, `Infinity`, from a `Number("abc")` or a division).
- *
- * @example
- * `got ${shown(Number("abc"))}`; // "got NaN"
- */
-export function shown(value: unknown): string {
-  return typeof value === "number" ? String(value) : quote(value);
 }

@@ -301,3 +301,26 @@ describe("settingsFor", () => {
     expect(() => settingsFor(env)).toThrow(first as Error);
   });
 });
+
+describe("values that JSON cannot spell, in messages", () => {
+  it.each([
+    [{ REDIS_TIMEOUT_MS: Number.POSITIVE_INFINITY }, "REDIS_TIMEOUT_MS: invalid value Infinity (expected an integer from 1 to 60000)"],
+    [{ REDIS_TIMEOUT_MS: Number.NaN }, "REDIS_TIMEOUT_MS: invalid value NaN (expected an integer from 1 to 60000)"],
+    [
+      { ROUTES: [{ pattern: "*/x", rules: "5/1m", cost: Number.POSITIVE_INFINITY }] },
+      "ROUTES[0].cost: invalid value Infinity (expected an integer from 1 to 1000)",
+    ],
+  ])("Should quote the value as written (TOML's inf and nan, JSON's 1e999), not as null: %o", (vars, message) => {
+    expect(() => readSettings({ ...base, ...vars })).toThrow(message);
+  });
+
+  it("Should refuse a TOML date as a rule, quoting it, rather than read it as a rule without a limit", () => {
+    expect(() => readSettings({ ...base, RATE_LIMIT: new Date("1979-05-27T07:32:00Z") as never })).toThrow(
+      'RATE_LIMIT: expected a rule, "<count>/<window>" (e.g. "100/60s") or {"limit": …, "window": …}, got "1979-05-27T07:32:00.000Z"',
+    );
+  });
+
+  it("Should name the tier whose name is invalid in the path", () => {
+    expect(() => readSettings({ ...base, TIERS: { free: "100/1h", Pro: "5/1s" } })).toThrow('TIERS.Pro: invalid tier name "Pro"');
+  });
+});

@@ -32,8 +32,9 @@ const RULE_KEYS = ["limit", "window", "algorithm", "burst", "buckets", "name", "
  */
 export function parseRule(value: unknown, at: At, algorithm: AlgorithmName, fallbackName: string, refuseKey?: string): RouteRule {
   if (typeof value === "string") return parseRuleText(value, at, algorithm, fallbackName);
-  // A number or a list here is a rule written in another form (a list is a route's `rules`).
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+  // A number or a list here is a rule written in another form (a list is a route's `rules`); a
+  // TOML date is an object too, but no rule.
+  if (typeof value !== "object" || value === null || Array.isArray(value) || value instanceof Date) {
     fail(at, `expected a rule, "<count>/<window>" (e.g. "100/60s") or {"limit": …, "window": …}, got ${quote(value)}`);
   }
   const raw = readObject(value, RULE_KEYS, at);

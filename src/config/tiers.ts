@@ -37,7 +37,7 @@ export function parseTiers(value: unknown, at: At, algorithm: AlgorithmName): Re
   if (entries.length === 0) fail(at, "expected at least one tier");
   return Object.fromEntries(
     entries.map(([name, rules]) => {
-      if (!TIER_NAME.test(name)) fail(at, `invalid tier name ${quote(name)} (expected lowercase letters, digits, "_", "." or "-")`);
+      if (!TIER_NAME.test(name)) fail(child(at, name), `invalid tier name ${quote(name)} (expected lowercase letters, digits, "_", "." or "-")`);
       return [name, parseRules(rules, child(at, name), algorithm, TIER_KEY)];
     }),
   );

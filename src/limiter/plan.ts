@@ -3,7 +3,7 @@
  * resolved, ARGV built) and turned into KEYS and ARGV per request in the layout of
  * ./assemble-script.ts. Pure; shared by the Redis limiter and the in-memory one.
  */
-import { shown } from "../errors.ts";
+import { quote } from "../errors.ts";
 import { buildKey } from "../keys/build-key.ts";
 import type { AlgorithmSpec as Algorithm, RuleParams } from "./algorithm.ts";
 import type { LimiterScript } from "./assemble-script.ts";
@@ -95,8 +95,8 @@ export function compilePlan(policy: Policy): Plan {
     rules,
     script: only ? only.script : multiRule,
     keys({ client, clients, scope, cost = 1, now }, prefix) {
-      if (!isCount(cost)) throw new RangeError(`cost must be an integer >= 1, got ${shown(cost)}`);
-      if (!Number.isSafeInteger(now) || now < 0) throw new RangeError(`now must be ms since the epoch, got ${shown(now)}`);
+      if (!isCount(cost)) throw new RangeError(`cost must be an integer >= 1, got ${quote(cost)}`);
+      if (!Number.isSafeInteger(now) || now < 0) throw new RangeError(`now must be ms since the epoch, got ${quote(now)}`);
       if (now >= MAX_NOW) throw new RangeError(`now must be ms since the epoch before 2^48 (the year 10889), got ${now}`);
       if (clients !== undefined) return multiKey(groups[0]!, clients, scope, prefix, now, tiered);
       const list = buildKey({ prefix, tag: "list", client, scope: "" });
@@ -168,7 +168,7 @@ function compileGroup(name: string, input: readonly Rule[], where: string): Grou
     names.add(rule.name);
     for (const field of ["limit", "windowMs", "burst", "buckets"] as const) {
       if ((field === "limit" || field === "windowMs" || rule[field] !== undefined) && !isCount(rule[field])) {
-        throw new RangeError(`${at}: ${field} must be an integer >= 1, got ${shown(rule[field])}`);
+        throw new RangeError(`${at}: ${field} must be an integer >= 1, got ${quote(rule[field])}`);
       }
     }
     if (Math.max(rule.limit, rule.burst ?? 0) * rule.windowMs > MAX_COUNT_TIMES_WINDOW_MS) {

@@ -23,7 +23,7 @@
  * - telemetry headers: about 150 bytes per request.
  * - automatic deserialization: a `JSON.parse` attempt per reply element; we parse the integers.
  */
-import { RedisRestError, shown } from "../errors.ts";
+import { RedisRestError, quote } from "../errors.ts";
 import type { ScriptRunner } from "../limiter/types.ts";
 
 /** Where Redis is and how long a call may take. */
@@ -61,8 +61,8 @@ export function createRedisRunner(options: RedisRunnerOptions): ScriptRunner {
 
 function createRequest({ url, token, timeoutMs, fetch: fetchImpl }: RedisRunnerOptions) {
   // Checked now: a bad bound would fail every call, which FAILURE_MODE=open turns into no limit.
-  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new RangeError(`timeoutMs: expected an integer >= 1 (ms), got ${shown(timeoutMs)}`);
-  if (typeof url !== "string" || !/^https?:\/\/[^/]/i.test(url)) throw new TypeError(`url: expected an http(s) URL, got ${shown(url)}`);
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new RangeError(`timeoutMs: expected an integer >= 1 (ms), got ${quote(timeoutMs)}`);
+  if (typeof url !== "string" || !/^https?:\/\/[^/]/i.test(url)) throw new TypeError(`url: expected an http(s) URL, got ${quote(url)}`);
   const endpoint = url.replace(/\/$/, "");
   const send = fetchImpl ?? ((input: Parameters<typeof fetch>[0], init?: RequestInit) => fetch(input, init));
   // Built once: fetch copies a Headers natively, where it reads a plain object key by key.

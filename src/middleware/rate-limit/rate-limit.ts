@@ -9,7 +9,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { HTTPException } from "hono/http-exception";
 import { problemResponse } from "../../answers.ts";
-import { shown } from "../../errors.ts";
+import { quote } from "../../errors.ts";
 import { type Block, blockFor, blockKey, secondsLeft } from "../../block-cache.ts";
 import type { RouteSettings } from "../../config/types.ts";
 import { type CfFields, decisionEvent, type Outcome } from "../../events/decision-event.ts";
@@ -70,7 +70,7 @@ type RateLimitMiddleware = MiddlewareHandler<{ Variables: { rateLimit?: RateLimi
 export function rateLimit(options: RateLimitOptions = {}): RateLimitMiddleware {
   const { clientAddress } = options;
   if (clientAddress !== undefined && typeof clientAddress !== "function") {
-    throw new TypeError(`clientAddress: expected a function (c) => string | undefined, got ${shown(clientAddress)}`);
+    throw new TypeError(`clientAddress: expected a function (c) => string | undefined, got ${quote(clientAddress)}`);
   }
   return rateLimitWith(createRuntimes(options), { clientAddress });
 }

@@ -7,7 +7,7 @@
  */
 import { createBlockCache, type BlockCache } from "../../block-cache.ts";
 import type { RouteSettings, Settings } from "../../config/types.ts";
-import { ConfigError, shown } from "../../errors.ts";
+import { ConfigError, quote } from "../../errors.ts";
 import type { DecisionEvent } from "../../events/decision-event.ts";
 import { createEventSink, type EventSink } from "../../events/event-sink.ts";
 import { policyHeader } from "../../headers/rate-limit-headers.ts";
@@ -107,7 +107,7 @@ export function createRuntimes(options: RuntimeOptions): Runtimes {
   const { blockCacheSize } = options;
   // Checked here, not where the cache is built: without `vars` that is the first request.
   if (blockCacheSize !== undefined && !(Number.isInteger(blockCacheSize) && blockCacheSize >= 1)) {
-    throw new RangeError(`blockCacheSize: expected an integer >= 1, got ${shown(blockCacheSize)}`);
+    throw new RangeError(`blockCacheSize: expected an integer >= 1, got ${quote(blockCacheSize)}`);
   }
   const bySettings = new WeakMap<Settings, Runtime>();
   const runtimeFor = (settings: Settings) => {
