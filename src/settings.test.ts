@@ -320,7 +320,14 @@ describe("values that JSON cannot spell, in messages", () => {
     );
   });
 
-  it("Should name the tier whose name is invalid in the path", () => {
+  it("Should name the tier whose name is invalid in the path, quoted when it is no name", () => {
     expect(() => readSettings({ ...base, TIERS: { free: "100/1h", Pro: "5/1s" } })).toThrow('TIERS.Pro: invalid tier name "Pro"');
+    expect(() => readSettings({ ...base, TIERS: { "": "5/1s" } })).toThrow('TIERS[""]: invalid tier name ""');
+  });
+
+  it("Should refuse a TOML date where a route belongs", () => {
+    expect(() => readSettings({ ...base, ROUTES: [new Date("1979-05-27T07:32:00Z")] as never })).toThrow(
+      'ROUTES[0]: expected an object, got "1979-05-27T07:32:00.000Z"',
+    );
   });
 });

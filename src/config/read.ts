@@ -20,15 +20,21 @@ export function fail(at: At, detail: string): never {
 
 /** `at` one step deeper: a key (`.rules`) or an index (`[0]`). */
 export function child(at: At, step: string | number): At {
-  return { source: at.source, path: typeof step === "number" ? `${at.path}[${step}]` : `${at.path}.${step}` };
+  if (typeof step === "number") return { source: at.source, path: `${at.path}[${step}]` };
+  // A key that is no name (`""`, `a b`) is quoted, so that the path reads back as one.
+  return { source: at.source, path: NAME_STEP.test(step) ? `${at.path}.${step}` : `${at.path}[${JSON.stringify(step)}]` };
 }
+
+/** A key written after a dot in a path. */
+const NAME_STEP = /^[A-Za-z0-9_.-]+$/;
 
 /**
  * Checks that `value` is a plain object whose keys are all in `allowed`, so that a typo is an
  * error instead of a silently ignored setting.
  */
 export function readObject(value: unknown, allowed: readonly string[], at: At): Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) fail(at, `expected an object, got ${quote(value)}`);
+  // A TOML date is an object too, with no keys.
+  if (typeof value !== "object" || value === null || Array.isArray(value) || value instanceof Date) fail(at, `expected an object, got ${quote(value)}`);
   const object = value as Record<string, unknown>;
   for (const key of Object.keys(object)) {
     if (!allowed.includes(key)) fail(at, `unknown key ${quote(key)} (expected one of ${allowed.join(", ")})`);

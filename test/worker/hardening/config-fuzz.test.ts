@@ -176,7 +176,7 @@ const request = fc.record({
   ),
 });
 
-const SOURCE = new RegExp(`^(${VARIABLES.join("|")})(\\[\\d+\\]|\\.[a-z0-9_.-]+)*: \\S`);
+const SOURCE = new RegExp(`^(${VARIABLES.join("|")})(\\[\\d+\\]|\\.[A-Za-z0-9_.-]+|\\["(?:[^"\\\\]|\\\\.)*"\\])*: \\S`);
 
 describe("a fuzz of ROUTES and the other variables", () => {
   it("Should either refuse the configuration with a ConfigError that names the variable, or answer every request without an exception", async () => {
