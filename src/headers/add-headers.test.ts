@@ -46,16 +46,20 @@ describe("mergeHeaders", () => {
     ["X-RateLimit-Reset", "1700000060"],
   ];
 
-  it("Should keep the answer's legacy headers when they show as little left as ours or less", () => {
+  it("Should keep the answer's legacy headers, all of them and none of ours, when they show as little left as ours or less", () => {
     expect(mergeHeaders(new Headers({ "x-ratelimit-limit": "5", "x-ratelimit-remaining": "2", "x-ratelimit-reset": "1700000010" }), legacy("2"))).toEqual([]);
+    expect(mergeHeaders(new Headers({ "x-ratelimit-remaining": "0" }), legacy("2"))).toEqual([]);
   });
 
-  it("Should replace the answer's legacy headers with ours when ours show less left, or theirs are no number", () => {
-    expect(mergeHeaders(new Headers({ "x-ratelimit-limit": "5", "x-ratelimit-remaining": "3" }), legacy("2"))).toEqual(legacy("2"));
-    expect(mergeHeaders(new Headers({ "x-ratelimit-remaining": "many" }), legacy("2"))).toEqual(legacy("2"));
+  it("Should give all three of ours when ours show less left, or the answer's Remaining is no count", () => {
+    for (const remaining of ["3", "many", "", "-1"]) {
+      const answer = new Headers({ "x-ratelimit-limit": "10", "x-ratelimit-remaining": remaining });
+      expect(mergeHeaders(answer, legacy("2")), remaining).toEqual(legacy("2"));
+    }
+    expect(mergeHeaders(new Headers({ "x-ratelimit-limit": "10" }), legacy("2"))).toEqual(legacy("2"));
   });
 
-  it("Should keep the answer's own Retry-After", () => {
-    expect(mergeHeaders(new Headers({ "retry-after": "120" }), [["Retry-After", "5"]])).toEqual([]);
+  it("Should take an empty RateLimit of the answer for none, so that the list does not open with a comma", () => {
+    expect(mergeHeaders(new Headers({ ratelimit: " " }), [["RateLimit", '"default";r=1;t=10']])).toEqual([["RateLimit", '"default";r=1;t=10']]);
   });
 });

@@ -36,8 +36,9 @@ export function addHeaders(c: Context, headers: HeaderList): void {
  * `rateLimit()` nested inside this one (its 429 included) or of the origin's own limiter. The
  * draft's `RateLimit` and `RateLimit-Policy` are lists, so both limits' items are listed, the
  * answer's first. The legacy `X-RateLimit-*` describe one limit, the one with the least left
- * (README, "Headers"), so the answer's are kept when they show as little or less. Any other header
- * the answer has, such as its own `Retry-After`, is kept as it is.
+ * (README, "Headers"): the answer's are kept, and none of ours added, when its `Remaining` is a
+ * count no greater than ours; otherwise all of ours replace them. Any other header the answer
+ * already has is its own and is kept.
  *
  * @example
  * mergeHeaders(new Headers({ RateLimit: '"login";r=0;t=10' }), [["RateLimit", '"site";r=9;t=60']]);
@@ -46,13 +47,19 @@ export function addHeaders(c: Context, headers: HeaderList): void {
 export function mergeHeaders(answer: Headers, headers: HeaderList): HeaderList {
   const theirsLeft = answer.get("X-RateLimit-Remaining");
   const oursLeft = theirsLeft === null ? undefined : headers.find(([name]) => name === "X-RateLimit-Remaining")?.[1];
-  const keepTheirLegacy = oursLeft !== undefined && Number(theirsLeft) <= Number(oursLeft);
+  const keepTheirLegacy = oursLeft !== undefined && COUNT.test(theirsLeft!) && Number(theirsLeft) <= Number(oursLeft);
   const merged: HeaderList = [];
   for (const [name, value] of headers) {
-    const theirs = answer.get(name);
-    if (theirs === null) merged.push([name, value]);
+    if (name.startsWith("X-RateLimit-")) {
+      if (!keepTheirLegacy) merged.push([name, value]);
+      continue;
+    }
+    const theirs = answer.get(name)?.trim();
+    if (!theirs) merged.push([name, value]);
     else if (LISTS.has(name)) merged.push([name, `${theirs}, ${value}`]);
-    else if (name.startsWith("X-RateLimit-") && !keepTheirLegacy) merged.push([name, value]);
   }
   return merged;
 }
+
+/** A legacy `Remaining`: a count in digits. */
+const COUNT = /^\d+$/;

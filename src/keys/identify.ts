@@ -167,12 +167,15 @@ export function clientAddress(headers: Headers, trustedProxies: number): string 
 const PORT = /^[0-9]{1,5}$/;
 
 /**
- * An X-Forwarded-For hop without its port: proxies such as Azure Application Gateway append
- * `IPv4:port` and `[IPv6]:port` (the node syntax of RFC 7239 §6, RFC 3986 §3.2.2 brackets). A
- * hop with one colon is IPv4 with a port (IPv6 has at least two); anything else is left as
+ * An address without its port: proxies such as Azure Application Gateway append `IPv4:port` and
+ * `[IPv6]:port` to X-Forwarded-For (the node syntax of RFC 7239 §6, RFC 3986 §3.2.2 brackets). A
+ * text with one colon is IPv4 with a port (IPv6 has at least two); anything else is left as
  * written, for clientIp to read or refuse.
+ *
+ * @example
+ * withoutPort("[2001:db8::1]:443"); // "2001:db8::1"
  */
-function withoutPort(hop: string): string {
+export function withoutPort(hop: string): string {
   if (hop.charCodeAt(0) === 0x5b) {
     const close = hop.indexOf("]");
     return close > 0 && hop.charCodeAt(close + 1) === 0x3a && PORT.test(hop.slice(close + 2)) ? hop.slice(1, close) : hop;

@@ -348,6 +348,31 @@ describe("rateLimit middleware with the app's own clientAddress", () => {
     expect(logs).toContainEqual(expect.objectContaining({ event: "client-fallback", reason: "missing-ip" }));
   });
 
+  it("Should read an address given with its port as the address, as an X-Forwarded-For hop is read", async () => {
+    const { get, calls } = makeApp({ clientAddress: peer });
+    await get("/", { "x-test-peer": "198.51.100.1:51234" });
+    await get("/", { "x-test-peer": "[2001:db8::1]:443" });
+    expect(calls.map((call) => call.client)).toEqual(["198.51.100.1", "2001:db8::/64"]);
+  });
+
+  it("Should count a request whose clientAddress throws as unknown, logging the error once, and not ask it on a route that counts nothing", async () => {
+    let asked = 0;
+    const throwing = () => {
+      asked++;
+      throw new TypeError("no socket here");
+    };
+    const { get, logs, calls } = makeApp({ clientAddress: throwing });
+    expect([(await get()).status, (await get()).status]).toEqual([200, 200]);
+    expect(calls.map((call) => call.client)).toEqual(["unknown", "unknown"]);
+    expect(logs.filter((entry) => entry.event === "client-address-failed")).toEqual([
+      { level: "error", event: "client-address-failed", route: "default", error: "TypeError: no socket here" },
+    ]);
+    const unlimited = makeApp({ vars: { ...vars, RATE_LIMIT: "unlimited" }, clientAddress: throwing });
+    asked = 0;
+    expect((await unlimited.get()).status).toBe(200);
+    expect(asked).toBe(0);
+  });
+
   it("Should refuse a clientAddress that is not a function, naming the option", () => {
     expect(() => rateLimit({ vars, clientAddress: "x-real-ip" as never })).toThrow(
       'clientAddress: expected a function (c) => string | undefined, got "x-real-ip"',

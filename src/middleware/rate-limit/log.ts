@@ -13,6 +13,7 @@ export interface LogEntry {
     | "shadow-refusal"
     | "redis-failure"
     | "client-fallback"
+    | "client-address-failed"
     | "analytics-failure"
     | "admin-auth-failure"
     | "origin-failure"

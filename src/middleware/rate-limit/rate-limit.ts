@@ -15,7 +15,7 @@ import type { RouteSettings } from "../../config/types.ts";
 import { type CfFields, decisionEvent, type Outcome } from "../../events/decision-event.ts";
 import { addHeaders } from "../../headers/add-headers.ts";
 import { type HeaderList, rateLimitHeaders, retryAfterSeconds } from "../../headers/rate-limit-headers.ts";
-import { clientAddress } from "../../keys/identify.ts";
+import { clientAddress, withoutPort } from "../../keys/identify.ts";
 import { clientIp } from "../../keys/ip.ts";
 import { identifyClients } from "../../keys/rule-sources.ts";
 import { listVerdict } from "../../lists/verdict.ts";
@@ -98,10 +98,12 @@ export function rateLimitWith(
     const { settings, log } = runtime;
     const route = runtime.match(c.req.url, c.req.method) ?? runtime.defaultRoute;
     c.set("rateLimit", { route: route.settings });
-    const given = addressOf ? { address: ownAddress(addressOf(c)) } : undefined;
+    // Asked once, and only when a list or a limit needs the client.
+    let given: { address: string | undefined } | undefined;
+    const appAddress = () => (given ??= { address: askApp(addressOf!, c, runtime, route.name) });
     if (route.lists) {
       const raw = c.req.raw;
-      const ip = given ? given.address : clientAddress(raw.headers, settings.trustedProxies);
+      const ip = addressOf ? appAddress().address : clientAddress(raw.headers, settings.trustedProxies);
       const verdict = listVerdict(route.lists, {
         ip,
         get country() {
@@ -129,7 +131,7 @@ export function rateLimitWith(
       get cf() {
         return cfOf(c.req.raw);
       },
-      ...given,
+      ...(addressOf && appAddress()),
     });
     for (const fallback of who.fallbacks) {
       if (runtime.warned.has(fallback.warning!)) continue;
@@ -265,9 +267,24 @@ export function rateLimitWith(
   };
 }
 
-/** An app's answer for the address, where anything but a non-empty string is none. */
-function ownAddress(address: unknown): string | undefined {
-  return typeof address === "string" && address !== "" ? address : undefined;
+/**
+ * The app's answer for the client's address, without the port some give with it (`ip:port`,
+ * `[ipv6]:port`), as an X-Forwarded-For hop is read. Anything but a non-empty string is none. A
+ * `clientAddress` that throws (a `getConnInfo` under `app.request()`, which has no socket) makes
+ * the client `unknown` rather than the answer a 500, and is logged once per isolate.
+ */
+function askApp(addressOf: ClientAddress, c: Context, runtime: Runtime, route: string): string | undefined {
+  let address: unknown;
+  try {
+    address = addressOf(c);
+  } catch (error) {
+    if (!runtime.warned.has("client-address-failed")) {
+      runtime.warned.add("client-address-failed");
+      runtime.log({ level: "error", event: "client-address-failed", route, error: String(error) });
+    }
+    return undefined;
+  }
+  return typeof address === "string" && address !== "" ? withoutPort(address.trim()) : undefined;
 }
 
 /** The `cf` fields of requests already read, by request. */
