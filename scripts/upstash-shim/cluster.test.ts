@@ -62,6 +62,10 @@ describe("commands too short for their keys, on a three-master Redis Cluster", (
     expect(await call("/", ["SCAN", cursor])).toEqual({ status: 400, body: '{"error":"ERR invalid cursor"}' });
   });
 
+  it("Should read a SCAN cursor with a sign as Redis reads it (+0 is 0), not hand it to one master", async () => {
+    expect(await call("/", ["SCAN", "+0"])).toEqual(await call("/", ["SCAN", "0"]));
+  });
+
   it("Should report a too-short command inside a pipeline as its own entry and run the others", async () => {
     const res = await call("/pipeline", [["INCR", `${p}ctr1`], ["LPUSH"], ["INCR", `${p}ctr2`]]);
     expect(res).toEqual({

@@ -196,8 +196,8 @@ export async function readyMaster(cluster: Cluster, slot: number | undefined): P
   return node;
 }
 
-/** A SCAN cursor as Redis reads it (an unsigned 64-bit integer, in digits). */
-const DIGITS = /^\d*$/;
+/** A SCAN cursor as Redis reads it: an unsigned 64-bit integer, in digits after an optional sign. */
+const CURSOR = /^(?:[+-]?\d+)?$/;
 const MAX_CURSOR = 2n ** 64n - 1n;
 
 function nodeName(node: Redis): string {
@@ -206,15 +206,17 @@ function nodeName(node: Redis): string {
 
 /**
  * SCAN over every master: the shim's cursor is `masterCursor × masters + masterIndex`, so `0`
- * starts at the first master and the scan ends with `0` after the last. A cursor other than
- * digits that fit in 64 bits (Redis reads `""` as 0) goes to Redis as it is, for Redis's own
- * error: `BigInt` would also read `" 3"`, `0x10` and numbers Redis refuses.
+ * starts at the first master and the scan ends with `0` after the last. The cursor is read as
+ * Redis reads it (`strtoul`: digits after an optional sign, `-1` wrapping to 2^64 − 1, `""` as 0);
+ * any other goes to Redis as it is, for Redis's own error (`BigInt` would also read `" 3"`,
+ * `0x10` and numbers past 64 bits).
  */
 async function scan(command: Command, masters: Redis[], send: Send): Promise<Outcome> {
   const [cursorArg = "", ...rest] = command.args;
   const text = String(cursorArg);
-  const cursor = DIGITS.test(text) ? BigInt(text) : -1n;
-  if (cursor < 0n || cursor > MAX_CURSOR || masters.length === 0) return send(command);
+  const read = CURSOR.test(text) ? BigInt(text) : undefined;
+  const cursor = read !== undefined && read < 0n ? read + MAX_CURSOR + 1n : read;
+  if (cursor === undefined || cursor < 0n || cursor > MAX_CURSOR || masters.length === 0) return send(command);
   const count = BigInt(masters.length);
   const index = cursor % count;
   const master = masters[Number(index)]!;
