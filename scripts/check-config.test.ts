@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -29,6 +29,51 @@ describe("check-config", () => {
     expect(result.output).toBe(`${name}: ${expected}`);
     expect(result.code).toBe(expected!.startsWith("ok") ? 0 : 1);
   });
+
+  it("Should read a wrangler.jsonc, comments and trailing commas included, and report its errors as for TOML", () => {
+    const jsonc = (vars: string) => `{\n  // the Worker\n  "name": "ratewall", /* main below */\n  "vars": { ${vars}, },\n}`;
+    expect(
+      checkConfigText(
+        jsonc('"UPSTASH_REDIS_REST_URL": "https://eu1-example.upstash.io", "ROUTES": "[{\\"pattern\\":\\"*/a,}\\",\\"rules\\":\\"5/1m\\"}]"'),
+        "wrangler.jsonc",
+      ),
+    ).toEqual({
+      code: 0,
+      output: "wrangler.jsonc: ok ([vars])",
+    });
+    expect(checkConfigText(jsonc('"UPSTASH_REDIS_REST_URL": "https://eu1-example.upstash.io", "RATE_LIMT": "5/1s"'), "wrangler.jsonc").output).toMatch(
+      /^wrangler\.jsonc: \[vars\]: unknown variable "RATE_LIMT"/,
+    );
+  });
+
+  it("Should check the file wrangler deploys with (wrangler.jsonc before wrangler.toml), and read a path from where npm was run", () => {
+    const project = mkdtempSync(join(tmpdir(), "check-config-"));
+    try {
+      writeFileSync(join(project, "wrangler.toml"), '[vars]\nUPSTASH_REDIS_REST_URL = "https://eu1-example.upstash.io"\n');
+      writeFileSync(
+        join(project, "wrangler.jsonc"),
+        '{ "vars": { "UPSTASH_REDIS_REST_URL": "https://eu1-example.upstash.io", "RATE_LIMIT": "100 per minute" } }',
+      );
+      const [tsx, script] = [resolve("node_modules/.bin/tsx"), resolve("scripts/check-config.ts")];
+      const run = (args: string[], options: { cwd: string; env?: Record<string, string> }) => {
+        try {
+          return {
+            code: 0,
+            out: execFileSync(tsx, [script, ...args], { encoding: "utf8", stdio: "pipe", ...options, env: { ...process.env, ...options.env } }),
+          };
+        } catch (error) {
+          return { code: (error as { status: number }).status, out: (error as { stderr: string }).stderr };
+        }
+      };
+      const byDefault = run([], { cwd: project });
+      expect(byDefault.code).toBe(1);
+      expect(byDefault.out).toMatch(/^wrangler\.jsonc: RATE_LIMIT: /);
+      // As `npm run check-config wrangler.toml` typed in `project`: npm runs it in the package's directory.
+      expect(run(["wrangler.toml"], { cwd: process.cwd(), env: { INIT_CWD: project } })).toEqual({ code: 0, out: "wrangler.toml: ok ([vars])\n" });
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  }, 30_000);
 
   it("Should exit 1 with the message when run on a bad file, and 0 on the project's own wrangler.toml", () => {
     const run = (file?: string, env: Record<string, string> = {}) => {

@@ -1,17 +1,21 @@
 /**
  * @module `npm run check-config [path/to/wrangler.toml …]` (envoy's config_check_cmd): runs the
- * Worker's own settings parser over each file's `[vars]` before a deploy. Prints `ok` (and a
- * warning for a Redis URL no deployed Worker reaches) per file and exits 0, or prints each error
- * (variable, path, bad value) and exits 1.
+ * Worker's own settings parser over each file's `[vars]` before a deploy. Without a path it checks
+ * the file wrangler would deploy with (`wrangler.json`, `wrangler.jsonc` or `wrangler.toml`);
+ * a relative path is read from the directory npm was run in. Prints `ok` (and a warning for a
+ * Redis URL no deployed Worker reaches) per file and exits 0, or prints each error (variable,
+ * path, bad value) and exits 1.
  */
 import { readFileSync, realpathSync } from "node:fs";
+import { basename, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { parse } from "smol-toml";
 import { checkWranglerConfig, deployWarnings } from "./check-wrangler.ts";
+import { parseWranglerFile, wranglerFile } from "./wrangler-file.ts";
 
 /**
- * Checks the text of a wrangler.toml; returns the line to print and the exit code. `warn: false`
- * leaves out the warnings, which only matter to a deploy.
+ * Checks the text of a wrangler configuration file (TOML, or JSON with comments when `file` ends
+ * in `.json` or `.jsonc`); returns the line to print and the exit code. `warn: false` leaves out
+ * the warnings, which only matter to a deploy.
  *
  * @example
  * checkConfigText('[vars]\nRATE_LIMIT = "10 per second"', "wrangler.toml");
@@ -19,7 +23,7 @@ import { checkWranglerConfig, deployWarnings } from "./check-wrangler.ts";
  */
 export function checkConfigText(text: string, file: string, { warn = true } = {}): { code: number; output: string } {
   try {
-    const config = parse(text) as Record<string, unknown>;
+    const config = parseWranglerFile(text, file);
     const sets = checkWranglerConfig(config);
     const warnings = warn ? deployWarnings(config).map((warning) => `\n${file}: warning: ${warning}`) : [];
     return { code: 0, output: `${file}: ok (${sets.join(", ")})${warnings.join("")}` };
@@ -33,14 +37,20 @@ export function checkConfigText(text: string, file: string, { warn = true } = {}
 if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
   const args = process.argv.slice(2);
   if (args.some((arg) => arg.startsWith("-"))) {
-    console.log("usage: npm run check-config [path/to/wrangler.toml …]  (default wrangler.toml; exits 1 if any file is wrong)");
+    console.log(
+      "usage: npm run check-config [path/to/wrangler.toml …]  (default: the wrangler.json, wrangler.jsonc or wrangler.toml wrangler would use; exits 1 if any file is wrong)",
+    );
     process.exit(args.every((arg) => arg === "--help" || arg === "-h") ? 0 : 2);
   }
   let failed = false;
-  for (const file of args.length > 0 ? args : ["wrangler.toml"]) {
+  // npm runs scripts in the package's directory; a path the user typed is from theirs (INIT_CWD).
+  const from = process.env.INIT_CWD ?? process.cwd();
+  const found = wranglerFile(process.cwd());
+  const files: Array<[name: string, path: string]> = args.length > 0 ? args.map((file) => [file, resolve(from, file)]) : [[basename(found), found]];
+  for (const [file, path] of files) {
     let text: string;
     try {
-      text = readFileSync(file, "utf8");
+      text = readFileSync(path, "utf8");
     } catch (error) {
       console.error(`${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
       failed = true;

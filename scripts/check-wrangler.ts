@@ -19,11 +19,38 @@ const SECRET_PLACEHOLDER = "set-with-wrangler-secret-put";
  * checkWranglerConfig(parseToml(text)); // ["[vars]", "[env.staging.vars]"]
  */
 export function checkWranglerConfig(config: Record<string, unknown>): string[] {
-  const sets: Array<[string, unknown]> = [["[vars]", config.vars ?? {}]];
-  const envs = (config.env ?? {}) as Record<string, { vars?: unknown }>;
-  for (const [name, env] of Object.entries(envs)) sets.push([`[env.${name}.vars]`, env?.vars ?? {}]);
+  const envs = Object.entries((config.env ?? {}) as Record<string, { vars?: unknown; build?: unknown }>);
+  checkBuild("[build]", config.build);
+  for (const [name, env] of envs) checkBuild(`[env.${name}.build]`, env?.build);
+  // Where every environment has vars of its own and the top level has none, the file is deployed
+  // with --env only (wrangler does not inherit vars, and warns of each one missing): no top-level
+  // set to check.
+  const envsOnly = config.vars === undefined && envs.length > 0 && envs.every(([, env]) => env?.vars !== undefined);
+  const sets: Array<[string, unknown]> = envsOnly ? [] : [["[vars]", config.vars ?? {}]];
+  for (const [name, env] of envs) sets.push([`[env.${name}.vars]`, env?.vars ?? {}]);
   for (const [where, vars] of sets) checkVars(where, vars);
   return sets.map(([where]) => where);
+}
+
+/** The keys of wrangler's `build` table. */
+const BUILD_KEYS = ["command", "cwd", "watch_dir"];
+
+/**
+ * Refuses a key wrangler's `[build]` does not take: in TOML every line below a `[table]` header
+ * belongs to that table, so a top-level setting written there (`routes`, uncommented where an
+ * example sat) is silently not the Worker's. wrangler only warns, and deploys without it.
+ */
+function checkBuild(where: string, build: unknown): void {
+  if (typeof build !== "object" || build === null) return;
+  for (const key of Object.keys(build)) {
+    if (!BUILD_KEYS.includes(key)) {
+      throw new ConfigError(
+        where,
+        "",
+        `unknown key ${JSON.stringify(key)} (wrangler's build takes ${BUILD_KEYS.join(", ")}): a top-level setting belongs above the first [table]`,
+      );
+    }
+  }
 }
 
 /** Hosts only this machine reaches, as {@link localForm} writes them. */

@@ -1,0 +1,88 @@
+/**
+ * @module Which wrangler configuration file a directory deploys with, and its text parsed: the
+ * order wrangler looks in (`wrangler.json`, then `wrangler.jsonc`, then `wrangler.toml`) and the
+ * two formats, TOML and JSON with comments and trailing commas.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { parse as parseToml } from "smol-toml";
+
+/** The file names wrangler looks for, in its order (wrangler's findWranglerConfig). */
+export const WRANGLER_FILES = ["wrangler.json", "wrangler.jsonc", "wrangler.toml"] as const;
+
+/**
+ * The configuration file wrangler would use in `dir`: the first of {@link WRANGLER_FILES} there,
+ * else `wrangler.toml` (which then cannot be read, and says so).
+ *
+ * @example
+ * wranglerFile("/path/to/project"); // "/path/to/project/wrangler.toml"
+ */
+export function wranglerFile(dir: string): string {
+  const found = WRANGLER_FILES.find((name) => existsSync(join(dir, name)));
+  return join(dir, found ?? "wrangler.toml");
+}
+
+/**
+ * A configuration file's text as an object: JSON (comments and trailing commas allowed, as
+ * wrangler reads `.json` and `.jsonc`) for a name ending in `.json` or `.jsonc`, TOML otherwise.
+ *
+ * @example
+ * parseWranglerFile('{ "vars": { "RATE_LIMIT": "5/1m", }, // a comment\n}', "wrangler.jsonc");
+ * // { vars: { RATE_LIMIT: "5/1m" } }
+ */
+export function parseWranglerFile(text: string, file: string): Record<string, unknown> {
+  if (!/\.jsonc?$/i.test(file)) return parseToml(text) as Record<string, unknown>;
+  const value: unknown = JSON.parse(withoutTrailingCommas(withoutComments(text)));
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new SyntaxError("expected a JSON object");
+  return value as Record<string, unknown>;
+}
+
+/** The text with `//` and block comments blanked (line breaks kept, so errors name the right line), strings untouched. */
+function withoutComments(text: string): string {
+  let out = "";
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '"') {
+      const end = stringEnd(text, i);
+      out += text.slice(i, end);
+      i = end - 1;
+    } else if (text.startsWith("//", i)) {
+      const end = text.indexOf("\n", i);
+      i = (end < 0 ? text.length : end) - 1;
+    } else if (text.startsWith("/*", i)) {
+      const close = text.indexOf("*/", i + 2);
+      const end = close < 0 ? text.length : close + 2;
+      out += text.slice(i, end).replace(/[^\n]/g, " ");
+      i = end - 1;
+    } else out += text[i];
+  }
+  return out;
+}
+
+/** The text without a comma that closes an object or array (`[1, 2,]`), strings untouched. */
+function withoutTrailingCommas(text: string): string {
+  let out = "";
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '"') {
+      const end = stringEnd(text, i);
+      out += text.slice(i, end);
+      i = end - 1;
+    } else if (text[i] === "," && closes(text, i + 1)) continue;
+    else out += text[i];
+  }
+  return out;
+}
+
+const CLOSING = /\s*[}\]]/y;
+
+/** Whether only space stands between `at` and a closing `}` or `]`. */
+function closes(text: string, at: number): boolean {
+  CLOSING.lastIndex = at;
+  return CLOSING.test(text);
+}
+
+/** Where the string that opens at `start` ends (after its closing quote), escapes skipped. */
+function stringEnd(text: string, start: number): number {
+  let i = start + 1;
+  while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+  return Math.min(i + 1, text.length);
+}
