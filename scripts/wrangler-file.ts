@@ -39,35 +39,32 @@ export function parseWranglerFile(text: string, file: string): Record<string, un
 
 /** The text with `//` and block comments blanked (line breaks kept, so errors name the right line), strings untouched. */
 function withoutComments(text: string): string {
-  let out = "";
-  for (let i = 0; i < text.length; i++) {
-    if (text[i] === '"') {
-      const end = stringEnd(text, i);
-      out += text.slice(i, end);
-      i = end - 1;
-    } else if (text.startsWith("//", i)) {
-      const end = text.indexOf("\n", i);
-      i = (end < 0 ? text.length : end) - 1;
-    } else if (text.startsWith("/*", i)) {
-      const close = text.indexOf("*/", i + 2);
+  return outsideStrings(text, (at) => {
+    if (text.startsWith("//", at)) {
+      const end = text.indexOf("\n", at);
+      return ["", end < 0 ? text.length : end];
+    }
+    if (text.startsWith("/*", at)) {
+      const close = text.indexOf("*/", at + 2);
       const end = close < 0 ? text.length : close + 2;
-      out += text.slice(i, end).replace(/[^\n]/g, " ");
-      i = end - 1;
-    } else out += text[i];
-  }
-  return out;
+      return [text.slice(at, end).replace(/[^\n]/g, " "), end];
+    }
+    return [text[at]!, at + 1];
+  });
 }
 
 /** The text without a comma that closes an object or array (`[1, 2,]`), strings untouched. */
 function withoutTrailingCommas(text: string): string {
+  return outsideStrings(text, (at) => [text[at] === "," && closes(text, at + 1) ? "" : text[at]!, at + 1]);
+}
+
+/** The text rewritten by `step` everywhere but inside strings; `step` gives what to write for `at` and where to go on. */
+function outsideStrings(text: string, step: (at: number) => [string, number]): string {
   let out = "";
-  for (let i = 0; i < text.length; i++) {
-    if (text[i] === '"') {
-      const end = stringEnd(text, i);
-      out += text.slice(i, end);
-      i = end - 1;
-    } else if (text[i] === "," && closes(text, i + 1)) continue;
-    else out += text[i];
+  for (let at = 0; at < text.length; ) {
+    const [piece, next] = text[at] === '"' ? [text.slice(at, stringEnd(text, at)), stringEnd(text, at)] : step(at);
+    out += piece;
+    at = next;
   }
   return out;
 }
