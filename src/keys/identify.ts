@@ -131,9 +131,8 @@ export function isIdentifier(text: string): boolean {
 }
 
 function identifyIp(headers: Headers, { ipv6Subnet, trustedProxies }: IdentifyOptions, request: RequestFacts): Identity {
-  const given = "address" in request;
-  const address = given ? request.address : clientAddress(headers, trustedProxies);
-  if (address === undefined) return { client: UNKNOWN_CLIENT, warning: !given && trustedProxies > 0 ? "missing-forwarded-for" : "missing-ip" };
+  const address = request.address ? request.address() : clientAddress(headers, trustedProxies);
+  if (address === undefined) return { client: UNKNOWN_CLIENT, warning: !request.address && trustedProxies > 0 ? "missing-forwarded-for" : "missing-ip" };
   return fromAddress(address, ipv6Subnet);
 }
 

@@ -13,10 +13,11 @@ export interface RequestFacts {
   cf?: { asn?: number; country?: string };
   /**
    * The client's address as the app knows it (the middleware's `clientAddress` option: the
-   * socket's peer on Node). Present, even as `undefined`, it is the address: `CF-Connecting-IP`
-   * and `X-Forwarded-For` are not read, since off Cloudflare a client writes them itself.
+   * socket's peer on Node), asked only when a key needs the address. Given, what it returns is
+   * the address, `undefined` included: `CF-Connecting-IP` and `X-Forwarded-For` are not read,
+   * since off Cloudflare a client writes them itself.
    */
-  address?: string | undefined;
+  address?: () => string | undefined;
 }
 
 /**

@@ -373,6 +373,20 @@ describe("rateLimit middleware with the app's own clientAddress", () => {
     expect(asked).toBe(0);
   });
 
+  it("Should not ask clientAddress on a route that counts an API key the request carries, and ask it when the key is missing", async () => {
+    let asked = 0;
+    const counting = () => {
+      asked++;
+      return "198.51.100.1";
+    };
+    const routes = JSON.stringify([{ pattern: "*/api/*", rules: "5/1m", key: "header:x-api-key" }]);
+    const { get, calls } = makeApp({ vars: { ...vars, ROUTES: routes }, clientAddress: counting });
+    await get("/api/a", { "x-api-key": "sk_1" });
+    expect(asked).toBe(0);
+    await get("/api/a");
+    expect([asked, calls.at(-1)?.client]).toEqual([1, "198.51.100.1"]);
+  });
+
   it("Should refuse a clientAddress that is not a function, naming the option", () => {
     expect(() => rateLimit({ vars, clientAddress: "x-real-ip" as never })).toThrow(
       'clientAddress: expected a function (c) => string | undefined, got "x-real-ip"',

@@ -131,7 +131,7 @@ export function rateLimitWith(
       get cf() {
         return cfOf(c.req.raw);
       },
-      ...(addressOf && appAddress()),
+      ...(addressOf && { address: () => appAddress().address }),
     });
     for (const fallback of who.fallbacks) {
       if (runtime.warned.has(fallback.warning!)) continue;
