@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -46,6 +46,19 @@ describe("check-config", () => {
     );
   });
 
+  it("Should check only the environment named by --env, as wrangler deploys it, and say which when it is missing", () => {
+    const text = readFileSync(join(dir, "vars-in-environments-only.toml"), "utf8").replace('RATE_LIMIT = "1000/60s"', 'RATE_LIMIT = "1000 per minute"');
+    expect(checkConfigText(text, "wrangler.toml", { env: "production" })).toEqual({ code: 0, output: "wrangler.toml: ok ([env.production.vars])" });
+    expect(checkConfigText(text, "wrangler.toml", { env: "staging" }).output).toMatch(/^wrangler\.toml: \[env\.staging\.vars\]: RATE_LIMIT: /);
+    expect(checkConfigText(text, "wrangler.toml", { env: "prod" }).output).toBe(
+      "wrangler.toml: [env.prod]: no such environment in the file (it has staging, production)",
+    );
+  });
+
+  it("Should read a wrangler.jsonc that starts with a byte order mark, as wrangler does", () => {
+    expect(checkConfigText('\uFEFF{ "vars": { "UPSTASH_REDIS_REST_URL": "https://eu1-example.upstash.io" } }', "wrangler.jsonc").code).toBe(0);
+  });
+
   it("Should check the file wrangler deploys with (wrangler.jsonc before wrangler.toml), and read a path from where npm was run", () => {
     const project = mkdtempSync(join(tmpdir(), "check-config-"));
     try {
@@ -68,6 +81,16 @@ describe("check-config", () => {
       const byDefault = run([], { cwd: project });
       expect(byDefault.code).toBe(1);
       expect(byDefault.out).toMatch(/^wrangler\.jsonc: RATE_LIMIT: /);
+      // wrangler looks for each name in the directories above too: a wrangler.json above wins.
+      const nested = join(project, "app");
+      mkdirSync(nested);
+      writeFileSync(join(nested, "wrangler.toml"), '[vars]\nUPSTASH_REDIS_REST_URL = "https://eu1-example.upstash.io"\n');
+      writeFileSync(join(project, "wrangler.json"), '{ "vars": { "UPSTASH_REDIS_REST_URL": "https://eu1-example.upstash.io", "RATE_LIMT": "5/1s" } }');
+      expect(run([], { cwd: nested }).out).toMatch(/^\.\.\/wrangler\.json: \[vars\]: unknown variable "RATE_LIMT"/);
+      // With CLOUDFLARE_ENV, as wrangler reads it for --env.
+      writeFileSync(join(nested, "wrangler.toml"), '[env.production.vars]\nUPSTASH_REDIS_REST_URL = "https://eu1-example.upstash.io"\n');
+      for (const above of ["wrangler.json", "wrangler.jsonc"]) rmSync(join(project, above));
+      expect(run([], { cwd: nested, env: { CLOUDFLARE_ENV: "production" } })).toEqual({ code: 0, out: "wrangler.toml: ok ([env.production.vars])\n" });
       // As `npm run check-config wrangler.toml` typed in `project`: npm runs it in the package's directory.
       expect(run(["wrangler.toml"], { cwd: process.cwd(), env: { INIT_CWD: project } })).toEqual({ code: 0, out: "wrangler.toml: ok ([vars])\n" });
     } finally {

@@ -7,8 +7,9 @@
  * path, bad value) and exits 1.
  */
 import { readFileSync, realpathSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
 import { checkWranglerConfig, deployWarnings } from "./check-wrangler.ts";
 import { parseWranglerFile, wranglerFile } from "./wrangler-file.ts";
 
@@ -21,11 +22,15 @@ import { parseWranglerFile, wranglerFile } from "./wrangler-file.ts";
  * checkConfigText('[vars]\nRATE_LIMIT = "10 per second"', "wrangler.toml");
  * // { code: 1, output: 'wrangler.toml: RATE_LIMIT: invalid window "second" …' }
  */
-export function checkConfigText(text: string, file: string, { warn = true } = {}): { code: number; output: string } {
+export function checkConfigText(
+  text: string,
+  file: string,
+  { warn = true, env }: { warn?: boolean; env?: string | undefined } = {},
+): { code: number; output: string } {
   try {
     const config = parseWranglerFile(text, file);
-    const sets = checkWranglerConfig(config);
-    const warnings = warn ? deployWarnings(config).map((warning) => `\n${file}: warning: ${warning}`) : [];
+    const sets = checkWranglerConfig(config, { env });
+    const warnings = warn ? deployWarnings(config, { env }).map((warning) => `\n${file}: warning: ${warning}`) : [];
     return { code: 0, output: `${file}: ok (${sets.join(", ")})${warnings.join("")}` };
   } catch (error) {
     return { code: 1, output: `${file}: ${(error as Error).message}` };
@@ -35,18 +40,32 @@ export function checkConfigText(text: string, file: string, { warn = true } = {}
 // Node resolves symlinks in the module's own URL, not in argv: compare real paths, or a project
 // reached through a symlink would run nothing and exit 0, a check that silently passes.
 if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
-  const args = process.argv.slice(2);
-  if (args.some((arg) => arg.startsWith("-"))) {
-    console.log(
-      "usage: npm run check-config [path/to/wrangler.toml …]  (default: the wrangler.json, wrangler.jsonc or wrangler.toml wrangler would use; exits 1 if any file is wrong)",
-    );
-    process.exit(args.every((arg) => arg === "--help" || arg === "-h") ? 0 : 2);
+  const usage =
+    "usage: npm run check-config [-- --env NAME] [path/to/wrangler.toml …]  (default: the wrangler.json, wrangler.jsonc or wrangler.toml wrangler would use; --env, or CLOUDFLARE_ENV, checks that environment's vars only; exits 1 if any file is wrong)";
+  let parsed: { values: { env?: string | undefined; help?: boolean | undefined }; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args: process.argv.slice(2),
+      options: { env: { type: "string", short: "e" }, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+    });
+  } catch {
+    console.log(usage);
+    process.exit(2);
   }
+  if (parsed.values.help) {
+    console.log(usage);
+    process.exit(0);
+  }
+  const args = parsed.positionals;
+  // wrangler itself takes CLOUDFLARE_ENV for --env, and the hook inherits the environment.
+  const env = parsed.values.env ?? (process.env.CLOUDFLARE_ENV || undefined);
   let failed = false;
   // npm runs scripts in the package's directory; a path the user typed is from theirs (INIT_CWD).
   const from = process.env.INIT_CWD ?? process.cwd();
   const found = wranglerFile(process.cwd());
-  const files: Array<[name: string, path: string]> = args.length > 0 ? args.map((file) => [file, resolve(from, file)]) : [[basename(found), found]];
+  const files: Array<[name: string, path: string]> =
+    args.length > 0 ? args.map((file) => [file, resolve(from, file)]) : [[relative(process.cwd(), found), found]];
   for (const [file, path] of files) {
     let text: string;
     try {
@@ -58,7 +77,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.ar
     }
     // Run by `wrangler dev` (wrangler.toml's [build] hook sets WRANGLER_COMMAND), a local Redis
     // URL is the point: the warnings are for a deploy.
-    const { code, output } = checkConfigText(text, file, { warn: process.env.WRANGLER_COMMAND !== "dev" });
+    const { code, output } = checkConfigText(text, file, { warn: process.env.WRANGLER_COMMAND !== "dev", env });
     (code === 0 ? console.log : console.error)(output);
     failed ||= code !== 0;
   }

@@ -13,20 +13,33 @@ const SECRET_PLACEHOLDER = "set-with-wrangler-secret-put";
 
 /**
  * Throws the first {@link ConfigError} found in a parsed wrangler config; returns the names of
- * the variable sets it checked.
+ * the variable sets it checked: with `env`, that environment's only (wrangler does not inherit
+ * `vars`); without, the top level's and every environment's, since the hook cannot tell which
+ * one a `wrangler deploy` is for.
  *
  * @example
  * checkWranglerConfig(parseToml(text)); // ["[vars]", "[env.staging.vars]"]
  */
-export function checkWranglerConfig(config: Record<string, unknown>): string[] {
+export function checkWranglerConfig(config: Record<string, unknown>, { env }: { env?: string | undefined } = {}): string[] {
   const envs = Object.entries((config.env ?? {}) as Record<string, { vars?: unknown; build?: unknown }>);
   checkBuild("[build]", config.build);
   for (const [name, env] of envs) checkBuild(`[env.${name}.build]`, env?.build);
-  // Where every environment has vars of its own and the top level has none, the file is deployed
-  // with --env only (wrangler does not inherit vars, and warns of each one missing): no top-level
-  // set to check.
-  const envsOnly = config.vars === undefined && envs.length > 0 && envs.every(([, env]) => env?.vars !== undefined);
-  const sets: Array<[string, unknown]> = envsOnly ? [] : [["[vars]", config.vars ?? {}]];
+  if (env !== undefined) {
+    // A deploy with --env (or CLOUDFLARE_ENV) uses that environment's vars and no others.
+    const chosen = envs.find(([name]) => name === env)?.[1];
+    if (chosen === undefined)
+      throw new ConfigError(`[env.${env}]`, "", `no such environment in the file (it has ${envs.map(([name]) => name).join(", ") || "none"})`);
+    checkVars(`[env.${env}.vars]`, chosen.vars ?? {});
+    return [`[env.${env}.vars]`];
+  }
+  if (config.vars === undefined && envs.length > 0) {
+    throw new ConfigError(
+      "[vars]",
+      "",
+      "none at the top level, which a deploy without --env uses: with vars in environments only, check the one you deploy (CLOUDFLARE_ENV=<name>, or `npm run check-config -- --env <name>` as [env.<name>.build]'s command)",
+    );
+  }
+  const sets: Array<[string, unknown]> = [["[vars]", config.vars ?? {}]];
   for (const [name, env] of envs) sets.push([`[env.${name}.vars]`, env?.vars ?? {}]);
   for (const [where, vars] of sets) checkVars(where, vars);
   return sets.map(([where]) => where);
@@ -66,9 +79,11 @@ const PRIVATE = /^(10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+|172\.(1[6-9]|2\d|3[01])\
  * deployWarnings({ vars: { UPSTASH_REDIS_REST_URL: "http://127.0.0.1:8079" } });
  * // ["[vars] UPSTASH_REDIS_REST_URL points at 127.0.0.1, which only this machine reaches: …"]
  */
-export function deployWarnings(config: Record<string, unknown>): string[] {
-  const sets: Array<[string, unknown]> = [["[vars]", config.vars]];
-  for (const [name, env] of Object.entries((config.env ?? {}) as Record<string, { vars?: unknown }>)) sets.push([`[env.${name}.vars]`, env?.vars]);
+export function deployWarnings(config: Record<string, unknown>, { env: chosen }: { env?: string | undefined } = {}): string[] {
+  const sets: Array<[string, unknown]> = chosen === undefined ? [["[vars]", config.vars]] : [];
+  for (const [name, env] of Object.entries((config.env ?? {}) as Record<string, { vars?: unknown }>)) {
+    if (chosen === undefined || name === chosen) sets.push([`[env.${name}.vars]`, env?.vars]);
+  }
   return sets.flatMap(([where, vars]) => {
     const url = (vars as Record<string, unknown> | undefined)?.UPSTASH_REDIS_REST_URL;
     const hostname = typeof url === "string" && URL.canParse(url) ? new URL(url).hostname : "";

@@ -4,22 +4,29 @@
  * two formats, TOML and JSON with comments and trailing commas.
  */
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 
 /** The file names wrangler looks for, in its order (wrangler's findWranglerConfig). */
 export const WRANGLER_FILES = ["wrangler.json", "wrangler.jsonc", "wrangler.toml"] as const;
 
 /**
- * The configuration file wrangler would use in `dir`: the first of {@link WRANGLER_FILES} there,
- * else `wrangler.toml` (which then cannot be read, and says so).
+ * The configuration file wrangler would use from `dir`: each of {@link WRANGLER_FILES} in turn,
+ * looked for in `dir` and then in each directory above it, as wrangler looks (so a
+ * `wrangler.json` above beats a `wrangler.toml` here); else `dir`'s `wrangler.toml`, which then
+ * cannot be read, and says so.
  *
  * @example
  * wranglerFile("/path/to/project"); // "/path/to/project/wrangler.toml"
  */
 export function wranglerFile(dir: string): string {
-  const found = WRANGLER_FILES.find((name) => existsSync(join(dir, name)));
-  return join(dir, found ?? "wrangler.toml");
+  for (const name of WRANGLER_FILES) {
+    for (let at = resolve(dir); ; at = dirname(at)) {
+      if (existsSync(join(at, name))) return join(at, name);
+      if (dirname(at) === at) break;
+    }
+  }
+  return join(dir, "wrangler.toml");
 }
 
 /**
@@ -32,7 +39,8 @@ export function wranglerFile(dir: string): string {
  */
 export function parseWranglerFile(text: string, file: string): Record<string, unknown> {
   if (!/\.jsonc?$/i.test(file)) return parseToml(text) as Record<string, unknown>;
-  const value: unknown = JSON.parse(withoutTrailingCommas(withoutComments(text)));
+  // A byte order mark is no JSON, and wrangler drops it before parsing.
+  const value: unknown = JSON.parse(withoutTrailingCommas(withoutComments(text.replace(/^\uFEFF/, ""))));
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new SyntaxError("expected a JSON object");
   return value as Record<string, unknown>;
 }
