@@ -251,6 +251,11 @@ describe("readSettings", () => {
     expect(readSettings({ ...base, ADMIN_TOKEN: "a".repeat(32) }).adminToken).toBe("a".repeat(32));
     expect(() => readSettings({ ...base, ADMIN_TOKEN: "hunter2-is-short" })).toThrow(/^ADMIN_TOKEN: must be at least 32 characters \(got 16\)$/);
     expect(() => readSettings({ ...base, ADMIN_TOKEN: 42 })).toThrow("ADMIN_TOKEN: expected a string (set it with `wrangler secret put ADMIN_TOKEN`)");
+    // A pasted line break is dropped, as for the Upstash token; a space inside could never be sent as a Bearer token.
+    expect(readSettings({ ...base, ADMIN_TOKEN: `${"a".repeat(32)}\n` }).adminToken).toBe("a".repeat(32));
+    expect(() => readSettings({ ...base, ADMIN_TOKEN: `correct horse battery staple ${"0".repeat(10)}` })).toThrow(
+      /^ADMIN_TOKEN: contains U\+0020 at character 8, which a Bearer token cannot carry \(use visible ASCII only, e\.g\. `openssl rand -hex 32`\)$/,
+    );
   });
 
   it("Should mask the admin token when it was pasted into another variable", () => {

@@ -279,8 +279,19 @@ function readToken(value: unknown): string {
 function readAdminToken(value: unknown): string {
   const at: At = { source: "ADMIN_TOKEN", path: "" };
   if (typeof value !== "string") fail(at, "expected a string (set it with `wrangler secret put ADMIN_TOKEN`)");
-  if (value.length < MIN_ADMIN_TOKEN_LENGTH) fail(at, `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (got ${value.length})`);
-  return value;
+  // Dropped at the ends as for the Upstash token (a pasted line break); inside, the admin API reads
+  // `Bearer <token>` up to the first space (src/admin/token.ts), so such a token could never match.
+  const token = value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
+  let position = 0;
+  for (const char of token) {
+    position++;
+    const code = char.codePointAt(0)!;
+    if (code > 0x20 && code < 0x7f) continue;
+    const where = `U+${code.toString(16).toUpperCase().padStart(4, "0")} at character ${position}`;
+    fail(at, `contains ${where}, which a Bearer token cannot carry (use visible ASCII only, e.g. \`openssl rand -hex 32\`)`);
+  }
+  if (token.length < MIN_ADMIN_TOKEN_LENGTH) fail(at, `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (got ${token.length})`);
+  return token;
 }
 
 function readKeyPrefix(value: unknown, at: At): string {

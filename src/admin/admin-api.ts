@@ -114,7 +114,9 @@ export function adminApi(runtimes: Runtimes): MiddlewareHandler {
  * right one still admitted: operators need the API most when something is failing.
  */
 async function lockedOut(runtime: Runtime, guard: Limiter, headers: Headers, authorized: boolean): Promise<Response | undefined> {
-  const { client } = await identify(headers, runtime.defaultRoute.identify);
+  // By address whatever the default route counts: a header key would let a guesser send a new
+  // value, and so be a new client, with every guess.
+  const { client } = await identify(headers, { ...runtime.defaultRoute.identify, key: { kind: "ip" } });
   const now = runtime.clock();
   const key = blockKey(GUARD_SCOPE, client);
   const block = runtime.blocks.get(key, now);

@@ -266,6 +266,18 @@ describe("the admin API: authentication", () => {
     expect(t.logs.filter((entry) => entry.event === "admin-auth-failure")).toEqual([expect.objectContaining({ client: attacker })]);
   });
 
+  it("Should lock out by address even where RATE_LIMIT counts a header, so that a new header value on each guess gains nothing", async () => {
+    const t = adminApp({ RATE_LIMIT: { limit: 5, window: "1m", key: "header:x-api-key" } });
+    const attacker = uniqueIpv4();
+    const statuses = [];
+    for (let i = 0; i < MAX_FAILED_ATTEMPTS + 1; i++) {
+      const headers = { authorization: `Bearer guess-${i}`, "x-api-key": `key-${i}` };
+      statuses.push((await t.admin("config", { ip: attacker, headers })).status);
+    }
+    expect(statuses).toEqual([...Array(MAX_FAILED_ATTEMPTS).fill(401), 429]);
+    expect(t.logs.filter((entry) => entry.event === "admin-auth-failure")).toEqual([expect.objectContaining({ client: attacker })]);
+  });
+
   it("Should keep answering an operator who denies their own address, so that the deny can be lifted", async () => {
     const t = adminApp();
     const operator = uniqueIpv4();
