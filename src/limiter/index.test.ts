@@ -32,7 +32,13 @@ describe("createLimiter", () => {
     const bad: [Rule[], string][] = [
       [[], "a limiter needs at least one rule"],
       [[{ ...second, algorithm: "leaky-bucket" as never }], 'rules[0] ("second"): unknown algorithm "leaky-bucket"'],
-      [[second, { ...hour, name: "second" }], 'rules[1] ("second"): rule names must be unique and not empty'],
+      [[second, { ...hour, name: "second" }], 'rules[1] ("second"): rule names must be non-empty strings without ":", and unique'],
+      // `api:hourly` + `daily` and `api` + `hourly:daily` would name one Redis key.
+      [[{ ...hour, name: "hourly:daily" }], 'rules[0] ("hourly:daily"): rule names must be non-empty strings without ":", and unique'],
+      [[{ ...hour, name: undefined as never }], 'rules[0] (undefined): rule names must be non-empty strings without ":", and unique'],
+      [[null as never], "rules[0]: expected a rule object, got null"],
+      [second as never, 'rules: expected an array of rules, or { tiers, defaultTier }, got {"name":"second"'],
+      [{ tiers: { free: second }, defaultTier: "free" } as never, 'tiers.free.rules: expected an array of rules, got {"name":"second"'],
       [[{ ...second, limit: 0 }], 'rules[0] ("second"): limit must be an integer >= 1, got 0'],
       [[{ ...second, windowMs: 1.5 }], 'rules[0] ("second"): windowMs must be an integer >= 1, got 1.5'],
       [[{ ...hour, burst: -1 }], 'rules[0] ("hour"): burst must be an integer >= 1, got -1'],

@@ -68,6 +68,9 @@ const TIER_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
  */
 export function compilePlan(policy: Policy): Plan {
   const tiered = !isRuleList(policy);
+  if (tiered && (typeof policy?.tiers !== "object" || policy.tiers === null)) {
+    throw new RangeError(`rules: expected an array of rules, or { tiers, defaultTier }, got ${quote(policy)}`);
+  }
   const named: Array<[string, readonly Rule[]]> = tiered ? Object.entries(policy.tiers) : [["", policy]];
   const defaultTier = tiered ? policy.defaultTier : "";
   if (named.length === 0) throw new RangeError("a tiered limiter needs at least one tier");
@@ -157,6 +160,11 @@ export const MAX_COUNT_TIMES_WINDOW_MS = 2 ** 50;
 
 /** Validates one group's rules; `where` prefixes messages with the tier. */
 function compileGroup(name: string, input: readonly Rule[], where: string): Group {
+  // Plain JavaScript callers get the same clear errors as typed ones.
+  if (!Array.isArray(input)) throw new RangeError(`${where}rules: expected an array of rules, got ${quote(input)}`);
+  for (const [i, rule] of input.entries()) {
+    if (typeof rule !== "object" || rule === null) throw new RangeError(`${where}rules[${i}]: expected a rule object, got ${quote(rule)}`);
+  }
   const rules = Object.freeze(input.map((rule) => Object.freeze({ ...rule }))); // the caller's later edits change nothing
   if (rules.length === 0) throw new RangeError(`${where}a limiter needs at least one rule`);
   const names = new Set<string>();
@@ -164,7 +172,11 @@ function compileGroup(name: string, input: readonly Rule[], where: string): Grou
     const at = `${where}rules[${i}] (${JSON.stringify(rule.name)})`;
     const algorithm = algorithmByName(rule.algorithm);
     if (algorithm === undefined) throw new RangeError(`${at}: unknown algorithm ${JSON.stringify(rule.algorithm)}`);
-    if (rule.name === "" || names.has(rule.name)) throw new RangeError(`${at}: rule names must be unique and not empty`);
+    // A rule's name ends its keys after `:` (src/keys/build-key.ts): a name with a `:` could meet
+    // another limiter's scope and rule (`api:hourly` + `daily` against `api` + `hourly:daily`).
+    if (typeof rule.name !== "string" || rule.name === "" || rule.name.includes(":") || names.has(rule.name)) {
+      throw new RangeError(`${at}: rule names must be non-empty strings without ":", and unique`);
+    }
     names.add(rule.name);
     for (const field of ["limit", "windowMs", "burst", "buckets"] as const) {
       if ((field === "limit" || field === "windowMs" || rule[field] !== undefined) && !isCount(rule[field])) {

@@ -32,6 +32,18 @@ describe("createRedisRunner (workerd)", () => {
     expect(() => createRedisRunner({ ...options, timeoutMs: 0 })).toThrow("timeoutMs: expected an integer >= 1 (ms), got 0");
     expect(() => createRedisRunner({ ...options, timeoutMs: undefined as unknown as number })).toThrow("got undefined");
     expect(() => createRedisRunner({ ...options, url: "eu1-example.upstash.io" })).toThrow('url: expected an http(s) URL, got "eu1-example.upstash.io"');
+    // A header cannot carry it, and the runtime's own error would quote the whole header, token and all.
+    for (const token of ["s3cret-t0ken\u0000", "s3cret\nt0ken", "s3cret-t0ken-é€"]) {
+      const error = (() => {
+        try {
+          createRedisRunner({ ...options, token });
+        } catch (thrown) {
+          return String(thrown);
+        }
+      })();
+      expect(error).toMatch(/^TypeError: token: contains U\+[0-9A-F]{4} at character \d+, which an HTTP header cannot carry$/);
+      expect(error).not.toContain("s3cret");
+    }
   });
 
   it("Should throw a reply error with Redis's text for a 400 error body", async () => {

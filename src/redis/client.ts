@@ -63,6 +63,12 @@ function createRequest({ url, token, timeoutMs, fetch: fetchImpl }: RedisRunnerO
   // Checked now: a bad bound would fail every call, which FAILURE_MODE=open turns into no limit.
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new RangeError(`timeoutMs: expected an integer >= 1 (ms), got ${quote(timeoutMs)}`);
   if (typeof url !== "string" || !/^https?:\/\/[^/]/i.test(url)) throw new TypeError(`url: expected an http(s) URL, got ${quote(url)}`);
+  // The runtime's own error for such a header quotes it whole, token included.
+  const unsafe = typeof token === "string" ? /[^\t\x20-\x7e\x80-\xff]|\x7f/.exec(token) : null;
+  if (unsafe) {
+    const code = `U+${unsafe[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+    throw new TypeError(`token: contains ${code} at character ${[...token.slice(0, unsafe.index)].length + 1}, which an HTTP header cannot carry`);
+  }
   const endpoint = url.replace(/\/$/, "");
   const send = fetchImpl ?? ((input: Parameters<typeof fetch>[0], init?: RequestInit) => fetch(input, init));
   // Built once: fetch copies a Headers natively, where it reads a plain object key by key.
