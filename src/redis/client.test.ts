@@ -27,7 +27,7 @@ describe("createRedisRunner (workerd)", () => {
     expect(init.signal).toBeInstanceOf(AbortSignal);
   });
 
-  it("Should refuse a timeoutMs or url every call would fail with, when created, naming the option and the value", () => {
+  it("Should refuse a timeoutMs, url or token every call would fail with, when created, naming the option and never the token", async () => {
     expect(() => createRedisRunner({ ...options, timeoutMs: Number("abc") })).toThrow("timeoutMs: expected an integer >= 1 (ms), got NaN");
     expect(() => createRedisRunner({ ...options, timeoutMs: 0 })).toThrow("timeoutMs: expected an integer >= 1 (ms), got 0");
     expect(() => createRedisRunner({ ...options, timeoutMs: undefined as unknown as number })).toThrow("got undefined");
@@ -44,6 +44,14 @@ describe("createRedisRunner (workerd)", () => {
       expect(error).toMatch(/^TypeError: token: contains U\+[0-9A-F]{4} at character \d+, which an HTTP header cannot carry$/);
       expect(error).not.toContain("s3cret");
     }
+    // A token read from a file with its line break still works, as fetch would send it.
+    const sent: string[] = [];
+    const echo: typeof fetch = async (_, init) => {
+      sent.push(new Headers(init?.headers).get("authorization") ?? "");
+      return Response.json({ result: 1 });
+    };
+    await createRedisRunner({ ...options, token: "t0ken\n", fetch: echo }).evalsha("0".repeat(40), [], []);
+    expect(sent).toEqual(["Bearer t0ken"]);
   });
 
   it("Should throw a reply error with Redis's text for a 400 error body", async () => {

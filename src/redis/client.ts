@@ -59,11 +59,14 @@ export function createRedisRunner(options: RedisRunnerOptions): ScriptRunner {
   };
 }
 
-function createRequest({ url, token, timeoutMs, fetch: fetchImpl }: RedisRunnerOptions) {
+function createRequest({ url, token: given, timeoutMs, fetch: fetchImpl }: RedisRunnerOptions) {
   // Checked now: a bad bound would fail every call, which FAILURE_MODE=open turns into no limit.
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new RangeError(`timeoutMs: expected an integer >= 1 (ms), got ${quote(timeoutMs)}`);
   if (typeof url !== "string" || !/^https?:\/\/[^/]/i.test(url)) throw new TypeError(`url: expected an http(s) URL, got ${quote(url)}`);
-  // The runtime's own error for such a header quotes it whole, token included.
+  // Spaces and line breaks at the ends go, as fetch drops them from a header's value (RFC 9110
+  // §5.5); one inside, or a character no header carries, is refused here: the runtime's own error
+  // for such a header quotes it whole, token included.
+  const token = typeof given === "string" ? given.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "") : given;
   const unsafe = typeof token === "string" ? /[^\t\x20-\x7e\x80-\xff]|\x7f/.exec(token) : null;
   if (unsafe) {
     const code = `U+${unsafe[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
