@@ -98,12 +98,11 @@ export function rateLimitWith(
     const { settings, log } = runtime;
     const route = runtime.match(c.req.url, c.req.method) ?? runtime.defaultRoute;
     c.set("rateLimit", { route: route.settings });
-    // Asked once, and only when a list or a limit needs the client.
-    let given: { address: string | undefined } | undefined;
-    const appAddress = () => (given ??= { address: askApp(addressOf!, c, runtime, route.name) });
+    // Asked at most once, and only when a list or a key needs the address.
+    const ownAddress = addressOf && once(() => askApp(addressOf, c, runtime, route.name));
     if (route.lists) {
       const raw = c.req.raw;
-      const ip = addressOf ? appAddress().address : clientAddress(raw.headers, settings.trustedProxies);
+      const ip = ownAddress ? ownAddress() : clientAddress(raw.headers, settings.trustedProxies);
       const verdict = listVerdict(route.lists, {
         ip,
         get country() {
@@ -131,7 +130,7 @@ export function rateLimitWith(
       get cf() {
         return cfOf(c.req.raw);
       },
-      ...(addressOf && { address: () => appAddress().address }),
+      ...(ownAddress && { address: ownAddress }),
     });
     for (const fallback of who.fallbacks) {
       if (runtime.warned.has(fallback.warning!)) continue;
@@ -285,6 +284,12 @@ function askApp(addressOf: ClientAddress, c: Context, runtime: Runtime, route: s
     return undefined;
   }
   return typeof address === "string" && address !== "" ? withoutPort(address.trim()) : undefined;
+}
+
+/** `read`, called on first use only. */
+function once<T>(read: () => T): () => T {
+  let value: { read: T } | undefined;
+  return () => (value ??= { read: read() }).read;
 }
 
 /** The `cf` fields of requests already read, by request. */
