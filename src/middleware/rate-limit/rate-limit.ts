@@ -289,7 +289,10 @@ function askApp(addressOf: ClientAddress, c: Context, runtime: Runtime, route: s
 /** `read`, called on first use only. */
 function once<T>(read: () => T): () => T {
   let value: { read: T } | undefined;
-  return () => (value ??= { read: read() }).read;
+  return () => {
+    value ??= { read: read() };
+    return value.read;
+  };
 }
 
 /** The `cf` fields of requests already read, by request. */
