@@ -3,6 +3,7 @@
  * validated, defaulted. A bad value throws a {@link ConfigError} naming the variable, the path
  * and the value; nothing falls back silently. The token never appears in a message.
  */
+import { firstRefused, inHeaderValue, trimHeaderValue } from "./headers/header-value.ts";
 import { DEFAULTS, type Defaulted } from "./config/defaults.ts";
 import { parseList } from "./config/lists.ts";
 import { parseRoutes } from "./config/routes.ts";
@@ -259,15 +260,11 @@ function readToken(value: unknown): string {
   if (typeof value !== "string" || value.trim() === "") fail(at, "expected a non-empty string");
   // A token pasted with a line break or spaces at its ends: fetch strips them from a header's
   // value (RFC 9110 §5.5), so the token sent, and scrubbed from the logs, is the trimmed one.
-  const token = value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
-  let position = 0;
-  for (const char of token) {
-    position++;
-    const code = char.codePointAt(0)!;
-    if ((code >= 0x20 && code !== 0x7f && code <= 0xff) || code === 0x09) continue;
-    const what = code > 0xff ? "a character outside Latin-1" : "a control character";
-    const where = `U+${code.toString(16).toUpperCase().padStart(4, "0")} at character ${position}`;
-    fail(at, `contains ${what} (${where}), which an HTTP header cannot carry (${NOT_REPEATED})`);
+  const token = trimHeaderValue(value);
+  const refused = firstRefused(token, inHeaderValue);
+  if (refused) {
+    const what = refused.code > 0xff ? "a character outside Latin-1" : "a control character";
+    fail(at, `contains ${what} (${refused.where}), which an HTTP header cannot carry (${NOT_REPEATED})`);
   }
   return token;
 }
@@ -281,15 +278,9 @@ function readAdminToken(value: unknown): string {
   if (typeof value !== "string") fail(at, "expected a string (set it with `wrangler secret put ADMIN_TOKEN`)");
   // Dropped at the ends as for the Upstash token (a pasted line break); inside, the admin API reads
   // `Bearer <token>` up to the first space (src/admin/token.ts), so such a token could never match.
-  const token = value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
-  let position = 0;
-  for (const char of token) {
-    position++;
-    const code = char.codePointAt(0)!;
-    if (code > 0x20 && code < 0x7f) continue;
-    const where = `U+${code.toString(16).toUpperCase().padStart(4, "0")} at character ${position}`;
-    fail(at, `contains ${where}, which a Bearer token cannot carry (use visible ASCII only, e.g. \`openssl rand -hex 32\`)`);
-  }
+  const token = trimHeaderValue(value);
+  const refused = firstRefused(token, (code) => code > 0x20 && code < 0x7f);
+  if (refused) fail(at, `contains ${refused.where}, which a Bearer token cannot carry (use visible ASCII only, e.g. \`openssl rand -hex 32\`)`);
   if (token.length < MIN_ADMIN_TOKEN_LENGTH) fail(at, `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (got ${token.length})`);
   return token;
 }

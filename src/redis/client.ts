@@ -23,6 +23,7 @@
  * - telemetry headers: about 150 bytes per request.
  * - automatic deserialization: a `JSON.parse` attempt per reply element; we parse the integers.
  */
+import { firstRefused, inHeaderValue, trimHeaderValue } from "../headers/header-value.ts";
 import { RedisRestError, quote } from "../errors.ts";
 import type { ScriptRunner } from "../limiter/types.ts";
 
@@ -66,12 +67,9 @@ function createRequest({ url, token: given, timeoutMs, fetch: fetchImpl }: Redis
   // Spaces and line breaks at the ends go, as fetch drops them from a header's value (RFC 9110
   // §5.5); one inside, or a character no header carries, is refused here: the runtime's own error
   // for such a header quotes it whole, token included.
-  const token = typeof given === "string" ? given.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "") : given;
-  const unsafe = typeof token === "string" ? /[^\t\x20-\x7e\x80-\xff]|\x7f/.exec(token) : null;
-  if (unsafe) {
-    const code = `U+${unsafe[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
-    throw new TypeError(`token: contains ${code} at character ${[...token.slice(0, unsafe.index)].length + 1}, which an HTTP header cannot carry`);
-  }
+  const token = typeof given === "string" ? trimHeaderValue(given) : given;
+  const refused = typeof token === "string" ? firstRefused(token, inHeaderValue) : undefined;
+  if (refused) throw new TypeError(`token: contains ${refused.where}, which an HTTP header cannot carry`);
   const endpoint = url.replace(/\/$/, "");
   const send = fetchImpl ?? ((input: Parameters<typeof fetch>[0], init?: RequestInit) => fetch(input, init));
   // Built once: fetch copies a Headers natively, where it reads a plain object key by key.
