@@ -23,26 +23,31 @@ const SECRET_PLACEHOLDER = "set-with-wrangler-secret-put";
 export function checkWranglerConfig(config: Record<string, unknown>, { env }: { env?: string | undefined } = {}): string[] {
   const envs = Object.entries((config.env ?? {}) as Record<string, { vars?: unknown; build?: unknown }>);
   checkBuild("[build]", config.build);
-  for (const [name, env] of envs) checkBuild(`[env.${name}.build]`, env?.build);
-  if (env !== undefined) {
-    // A deploy with --env (or CLOUDFLARE_ENV) uses that environment's vars and no others.
-    const chosen = envs.find(([name]) => name === env)?.[1];
-    if (chosen === undefined)
-      throw new ConfigError(`[env.${env}]`, "", `no such environment in the file (it has ${envs.map(([name]) => name).join(", ") || "none"})`);
-    checkVars(`[env.${env}.vars]`, chosen.vars ?? {});
-    return [`[env.${env}.vars]`];
+  for (const [name, table] of envs) checkBuild(`[env.${name}.build]`, table?.build);
+  if (env !== undefined && !envs.some(([name]) => name === env)) {
+    throw new ConfigError(`[env.${env}]`, "", `no such environment in the file (it has ${envs.map(([name]) => name).join(", ") || "none"})`);
   }
-  if (config.vars === undefined && envs.length > 0) {
+  if (env === undefined && config.vars === undefined && envs.length > 0) {
     throw new ConfigError(
       "[vars]",
       "",
       "none at the top level, which a deploy without --env uses: with vars in environments only, check the one you deploy (CLOUDFLARE_ENV=<name>, or `npm run check-config -- --env <name>` as [env.<name>.build]'s command)",
     );
   }
-  const sets: Array<[string, unknown]> = [["[vars]", config.vars ?? {}]];
-  for (const [name, env] of envs) sets.push([`[env.${name}.vars]`, env?.vars ?? {}]);
-  for (const [where, vars] of sets) checkVars(where, vars);
+  const sets = variableSets(config, env);
+  for (const [where, vars] of sets) checkVars(where, vars ?? {});
   return sets.map(([where]) => where);
+}
+
+/**
+ * The variable sets a deploy may use, by where they are: with `env` (--env, CLOUDFLARE_ENV) that
+ * environment's alone, since a deploy uses no others; without, `[vars]` and every environment's.
+ */
+function variableSets(config: Record<string, unknown>, env: string | undefined): Array<[string, unknown]> {
+  const envs = Object.entries((config.env ?? {}) as Record<string, { vars?: unknown }>);
+  const sets: Array<[string, unknown]> = env === undefined ? [["[vars]", config.vars]] : [];
+  for (const [name, table] of envs) if (env === undefined || name === env) sets.push([`[env.${name}.vars]`, table?.vars]);
+  return sets;
 }
 
 /** The keys of wrangler's `build` table. */
@@ -79,12 +84,8 @@ const PRIVATE = /^(10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+|172\.(1[6-9]|2\d|3[01])\
  * deployWarnings({ vars: { UPSTASH_REDIS_REST_URL: "http://127.0.0.1:8079" } });
  * // ["[vars] UPSTASH_REDIS_REST_URL points at 127.0.0.1, which only this machine reaches: …"]
  */
-export function deployWarnings(config: Record<string, unknown>, { env: chosen }: { env?: string | undefined } = {}): string[] {
-  const sets: Array<[string, unknown]> = chosen === undefined ? [["[vars]", config.vars]] : [];
-  for (const [name, env] of Object.entries((config.env ?? {}) as Record<string, { vars?: unknown }>)) {
-    if (chosen === undefined || name === chosen) sets.push([`[env.${name}.vars]`, env?.vars]);
-  }
-  return sets.flatMap(([where, vars]) => {
+export function deployWarnings(config: Record<string, unknown>, { env }: { env?: string | undefined } = {}): string[] {
+  return variableSets(config, env).flatMap(([where, vars]) => {
     const url = (vars as Record<string, unknown> | undefined)?.UPSTASH_REDIS_REST_URL;
     const hostname = typeof url === "string" && URL.canParse(url) ? new URL(url).hostname : "";
     const host = localForm(hostname);
