@@ -6,9 +6,8 @@
  * user can read, never on wrangler's command line, where `ps` shows them to every local user.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { parse } from "smol-toml";
 import { readSettings, VARIABLES } from "../../src/settings.ts";
+import { parseWranglerFile, wranglerFile } from "../wrangler-file.ts";
 
 /** Every variable the Worker reads. */
 export const WORKER_VARIABLES: readonly string[] = VARIABLES;
@@ -46,15 +45,16 @@ export function checkWorkerVars(vars: Record<string, string>, fileVars: Record<s
 }
 
 /**
- * wrangler.toml's `[vars]` in `dir`, as `wrangler dev` reads them; none without the file.
+ * The `[vars]` of the configuration file `wrangler dev` reads from `dir` (wrangler-file.ts:
+ * wrangler.json, wrangler.jsonc or wrangler.toml); none without one.
  *
  * @example
  * wranglerFileVars(process.cwd()); // { UPSTASH_REDIS_REST_URL: "http://127.0.0.1:8079", RATE_LIMIT: "100/60s", … }
  */
 export function wranglerFileVars(dir: string): Record<string, unknown> {
-  const file = join(dir, "wrangler.toml");
+  const file = wranglerFile(dir);
   if (!existsSync(file)) return {};
-  const vars = (parse(readFileSync(file, "utf8")) as { vars?: unknown }).vars;
+  const vars = parseWranglerFile(readFileSync(file, "utf8"), file).vars;
   return typeof vars === "object" && vars !== null ? (vars as Record<string, unknown>) : {};
 }
 
