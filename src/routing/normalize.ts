@@ -5,7 +5,8 @@
  * `EXAMPLE.com.:443` all normalize to what they mean.
  */
 
-const TRAILING_DOTS = /\.+$/;
+/** A host's trailing dots, which name the same host (RFC 1034 §3.1). */
+export const TRAILING_DOTS = /\.+$/;
 const BACKSLASHES = /\\/g;
 const ESCAPES = /(?:%[0-9a-f]{2})+/gi;
 const UTF8 = new TextDecoder();

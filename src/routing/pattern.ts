@@ -4,7 +4,7 @@
  * Cloudflare's "Routes and domains" rules, so that patterns can be copied from `routes`. The path
  * is read as a request's is (normalize.ts): `/café`, `/caf%C3%A9` and `/CAF%C3%89` are one path.
  */
-import { decodePath, NON_ASCII, resolveSegments } from "./normalize.ts";
+import { decodePath, NON_ASCII, resolveSegments, TRAILING_DOTS } from "./normalize.ts";
 
 /** A compiled pattern. Its path is decoded and lowercase, as a request's (see normalize.ts). */
 export interface Pattern {
@@ -65,7 +65,7 @@ export function parsePattern(source: string): Pattern | string {
     host = ascii;
   }
   // A fully qualified name's trailing dot names the same host (RFC 1034 §3.1); requests lose it too.
-  host = host.replace(/\.+$/, "");
+  host = host.replace(TRAILING_DOTS, "");
   if (host.includes("..")) return "a host has no empty labels (two dots in a row)";
   // URLs read a host whose last label is a number, decimal or 0x hex, as an IPv4 address (WHATWG
   // URL, "ends in a number checker"): a request carries it as one or is refused before any Worker.
