@@ -45,9 +45,10 @@ export function addHeaders(c: Context, headers: HeaderList): void {
  * // [["RateLimit", '"login";r=0;t=10, "site";r=9;t=60']]
  */
 export function mergeHeaders(answer: Headers, headers: HeaderList): HeaderList {
-  const theirsLeft = answer.get("X-RateLimit-Remaining");
-  const oursLeft = theirsLeft === null ? undefined : headers.find(([name]) => name === "X-RateLimit-Remaining")?.[1];
-  const keepTheirLegacy = oursLeft !== undefined && COUNT.test(theirsLeft!) && Number(theirsLeft) <= Number(oursLeft);
+  // The answer is asked only when ours hold legacy headers (not the default style's).
+  const oursLeft = headers.find(([name]) => name === "X-RateLimit-Remaining")?.[1];
+  const theirsLeft = oursLeft === undefined ? null : answer.get("X-RateLimit-Remaining");
+  const keepTheirLegacy = theirsLeft !== null && COUNT.test(theirsLeft) && Number(theirsLeft) <= Number(oursLeft);
   const merged: HeaderList = [];
   for (const [name, value] of headers) {
     if (name.startsWith("X-RateLimit-")) {
