@@ -20,7 +20,7 @@ import { clientIp } from "../../keys/ip.ts";
 import { identifyClients } from "../../keys/rule-sources.ts";
 import { listVerdict } from "../../lists/verdict.ts";
 import type { Decision } from "../../limiter/types.ts";
-import { describeFailure } from "./log.ts";
+import { describeFailure, type LogEntry } from "./log.ts";
 import { createRuntimes, type CompiledRoute, type Runtime, type RuntimeOptions, type Runtimes } from "./runtime.ts";
 
 /** What the middleware leaves in `c.var.rateLimit` for later handlers (the proxy reads `route`). */
@@ -133,9 +133,7 @@ export function rateLimitWith(
       ...(ownAddress && { address: ownAddress }),
     });
     for (const fallback of who.fallbacks) {
-      if (runtime.warned.has(fallback.warning!)) continue;
-      runtime.warned.add(fallback.warning!);
-      log({ level: "warn", event: "client-fallback", reason: fallback.warning, client: fallback.client, route: route.name });
+      logOnce(runtime, fallback.warning!, { level: "warn", event: "client-fallback", reason: fallback.warning, client: fallback.client, route: route.name });
     }
     const enforce = route.settings.mode === "enforce";
     // A route in shadow refuses no one for the limiter's sake, so a Redis failure there lets the
@@ -277,13 +275,17 @@ function askApp(addressOf: ClientAddress, c: Context, runtime: Runtime, route: s
   try {
     address = addressOf(c);
   } catch (error) {
-    if (!runtime.warned.has("client-address-failed")) {
-      runtime.warned.add("client-address-failed");
-      runtime.log({ level: "error", event: "client-address-failed", route, error: String(error) });
-    }
+    logOnce(runtime, "client-address-failed", { level: "error", event: "client-address-failed", route, error: String(error) });
     return undefined;
   }
   return typeof address === "string" && address !== "" ? withoutPort(address.trim()) : undefined;
+}
+
+/** Logs `entry` the first time `kind` happens in the isolate: worth one line, not one per request. */
+function logOnce(runtime: Runtime, kind: string, entry: LogEntry): void {
+  if (runtime.warned.has(kind)) return;
+  runtime.warned.add(kind);
+  runtime.log(entry);
 }
 
 /** `read`, called on first use only. */

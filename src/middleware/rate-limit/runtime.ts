@@ -57,7 +57,7 @@ export interface Runtime {
   /** Every route by {@link CompiledRoute.name}, the default one included (the admin API's `route=`). */
   routesByName: ReadonlyMap<string, CompiledRoute>;
   blocks: BlockCache;
-  /** Fallback kinds already logged in this isolate: each is worth one line, not one per request. */
+  /** What was already logged once in this isolate (fallback kinds, a failing `clientAddress`): each is worth one line, not one per request. */
   warned: Set<string>;
   /** The given logger, with the Upstash token redacted from every line. */
   log: Logger;
