@@ -9,8 +9,8 @@
 import { readFileSync, realpathSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
 import { checkWranglerConfig, deployWarnings } from "./check-wrangler.ts";
+import { readFlags } from "./flags.ts";
 import { parseWranglerFile, wranglerFile } from "./wrangler-file.ts";
 
 /**
@@ -42,21 +42,7 @@ export function checkConfigText(
 if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
   const usage =
     "usage: npm run check-config [-- --env NAME] [path/to/wrangler.toml …]  (default: the wrangler.json, wrangler.jsonc or wrangler.toml wrangler would use; --env, or CLOUDFLARE_ENV, checks that environment's vars only; exits 1 if any file is wrong)";
-  let parsed: { values: { env?: string | undefined; help?: boolean | undefined }; positionals: string[] };
-  try {
-    parsed = parseArgs({
-      args: process.argv.slice(2),
-      options: { env: { type: "string", short: "e" }, help: { type: "boolean", short: "h" } },
-      allowPositionals: true,
-    });
-  } catch {
-    console.log(usage);
-    process.exit(2);
-  }
-  if (parsed.values.help) {
-    console.log(usage);
-    process.exit(0);
-  }
+  const parsed = readFlags(usage, { options: { env: { type: "string", short: "e" } }, allowPositionals: true }, (flags) => flags);
   const args = parsed.positionals;
   // wrangler itself takes CLOUDFLARE_ENV for --env, and the hook inherits the environment.
   const env = parsed.values.env ?? (process.env.CLOUDFLARE_ENV || undefined);

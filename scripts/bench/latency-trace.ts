@@ -25,7 +25,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { buildBundles, serveKind, type WorkerKind } from "./lib/fleet.ts";
-import { positiveNumber, readFlags } from "./lib/flags.ts";
+import { positiveNumber, readFlags } from "../flags.ts";
 import { type Packet, medianSegments, parsePacket, SEGMENTS, timelines } from "./lib/latency-segments.ts";
 import { num, table } from "./lib/markdown.ts";
 import type { ServedWorker } from "./lib/miniflare.ts";

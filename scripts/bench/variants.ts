@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { bundleWorker, type WorkerBundle } from "./lib/bundle.ts";
 import { serveKind, targets, type Upstream } from "./lib/fleet.ts";
 import { interleave } from "./lib/interleave.ts";
-import { positiveNumber, readFlags } from "./lib/flags.ts";
+import { positiveNumber, readFlags } from "../flags.ts";
 import { createLoadPool } from "./lib/load.ts";
 import { int, num, ratio, table } from "./lib/markdown.ts";
 import type { ServedWorker } from "./lib/miniflare.ts";

@@ -1,7 +1,7 @@
 /**
- * @module Reads the command lines of the bench's tools (`bench:variants`, `bench:latency`), so a
- * typo stops the run at once with the flag and the value, instead of a stack trace or a run of
- * NaN rounds.
+ * @module Reads the command lines of the bench's tools (`bench:variants`, `bench:latency`) and of
+ * `check-config`, so a typo stops the run at once with the flag and the value, instead of a stack
+ * trace or a run of NaN rounds.
  */
 import { type ParseArgsConfig, parseArgs } from "node:util";
 
