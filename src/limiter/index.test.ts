@@ -45,6 +45,7 @@ describe("createLimiter", () => {
       [[{ ...second, limit: Number.NaN }], 'rules[0] ("second"): limit must be an integer >= 1, got NaN'],
       [[{ ...second, windowMs: Number.POSITIVE_INFINITY }], 'rules[0] ("second"): windowMs must be an integer >= 1, got Infinity'],
       [[{ ...second, buckets: 10 }], 'rules[0] ("second"): only sliding-window has buckets'],
+      [[{ ...second, burst: 10 }], 'rules[0] ("second"): only token-bucket has a burst'],
       [[{ ...second, algorithm: "sliding-window", buckets: 101 }], 'rules[0] ("second"): buckets must be from 2 to 100, got 101'],
       [
         [{ ...second, algorithm: "sliding-window", limit: 2 ** 40, windowMs: 1 }],

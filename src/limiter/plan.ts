@@ -187,6 +187,7 @@ function compileGroup(name: string, input: readonly Rule[], where: string): Grou
       throw new RangeError(`${at}: limit × windowMs is too large (max 2^50)`);
     }
     if (rule.buckets !== undefined && algorithm.defaultBuckets === undefined) throw new RangeError(`${at}: only sliding-window has buckets`);
+    if (rule.burst !== undefined && rule.algorithm !== "token-bucket") throw new RangeError(`${at}: only token-bucket has a burst`);
     const unfit = algorithm.refuses?.(paramsOf(rule, algorithm.defaultBuckets));
     if (unfit !== undefined) throw new RangeError(`${at}: ${unfit}`);
     return algorithm;

@@ -16,7 +16,8 @@ export interface Rule {
   /** Window length in milliseconds. Integer ≥ 1. */
   windowMs: number;
   /**
-   * `token-bucket` only: the bucket size, i.e. how many requests may arrive at once.
+   * `token-bucket` only (a rule of another algorithm with one is refused): the bucket size, i.e.
+   * how many requests may arrive at once.
    * @default limit
    */
   burst?: number;
