@@ -71,6 +71,17 @@ describe("readSettings", () => {
     expect(settings.routes[0]!.rules).toEqual([{ name: "default", algorithm: "token-bucket", limit: 10, windowMs: 1000, burst: 30 }]);
   });
 
+  it("Should read RATE_LIMIT written out as JSON text, as npm start's environment, --var and secrets give it, and name bad JSON", () => {
+    const rule = '{ "limit": 20, "window": "1s", "algorithm": "token-bucket", "burst": 40 }';
+    expect(readSettings({ ...base, RATE_LIMIT: rule }).defaultRoute.rules).toEqual([
+      { name: "default", algorithm: "token-bucket", limit: 20, windowMs: 1000, burst: 40 },
+    ]);
+    expect(() => readSettings({ ...base, RATE_LIMIT: '{ limit: 20, window: "1s" }' })).toThrow(
+      'RATE_LIMIT: invalid JSON "{ limit: 20, window: \\"1s\\" }" (expected a rule such as {"limit": 20, "window": "1s"})',
+    );
+    expect(() => readSettings({ ...base, RATE_LIMIT: '{ "limit": 20 }' })).toThrow('RATE_LIMIT: missing key "window"');
+  });
+
   it("Should accept sliding-window buckets, and name the path and value of a bad one", () => {
     const routes = (buckets: unknown) => [{ pattern: "*/api/*", rules: [{ limit: 50, window: "1m", algorithm: "sliding-window", buckets }] }];
     expect(readSettings({ ...base, ROUTES: routes(60) }).routes[0]!.rules).toEqual([

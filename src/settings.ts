@@ -9,7 +9,7 @@ import { parseList } from "./config/lists.ts";
 import { parseRoutes } from "./config/routes.ts";
 import { parseTiers } from "./config/tiers.ts";
 import { ConfigError } from "./errors.ts";
-import { fail, readChoice, readInteger, readOriginUrl, readString, readUrl, type At } from "./config/read.ts";
+import { fail, parseJsonText, readChoice, readInteger, readOriginUrl, readString, readUrl, type At } from "./config/read.ts";
 import { ALGORITHMS, parseRule } from "./config/rule.ts";
 import { ANALYTICS_CLIENTS, type HeaderStyle, type Mode, MODES, type Settings } from "./config/types.ts";
 
@@ -103,6 +103,16 @@ export function readSettings(env: Vars): Settings {
   }
 }
 
+/**
+ * `RATE_LIMIT` as given: text, or a rule written out. A rule written out arrives as JSON text
+ * from `npm start`'s environment, `--var` and secrets, which carry only text; no rule text starts
+ * with `{`.
+ */
+function readRateLimit(value: unknown, at: At): unknown {
+  if (typeof value !== "string" || !value.trimStart().startsWith("{")) return value;
+  return parseJsonText(value, at, 'a rule such as {"limit": 20, "window": "1s"}');
+}
+
 function readEveryVariable(env: Vars): Settings {
   const get = (name: (typeof VARIABLES)[number]) => (env[name] === "" ? undefined : env[name]);
   // An unset variable reads its default's text through the same validator as a set one.
@@ -111,7 +121,7 @@ function readEveryVariable(env: Vars): Settings {
   const algorithm = readChoice(read("RATE_LIMIT_ALGORITHM"), ALGORITHMS, "algorithm", at("RATE_LIMIT_ALGORITHM"));
   const mode: Mode = readChoice(read("MODE"), MODES, "mode", at("MODE"));
   const origin = get("ORIGIN_URL") === undefined ? undefined : readOriginUrl(get("ORIGIN_URL"), at("ORIGIN_URL"));
-  const rateLimit = read("RATE_LIMIT");
+  const rateLimit = readRateLimit(read("RATE_LIMIT"), at("RATE_LIMIT"));
   const unlimited = rateLimit === "unlimited";
   const tiers = get("TIERS") === undefined ? {} : parseTiers(get("TIERS"), at("TIERS"), algorithm);
   return {

@@ -99,17 +99,25 @@ export function readOriginUrl(value: unknown, at: At): string {
  * (wrangler passes `[vars]` arrays as arrays). `what` and `example` complete the messages.
  */
 export function readJsonList(value: unknown, at: At, what: string, example: string): unknown[] {
-  const list = typeof value === "string" ? parseJson(value, at, example) : value;
+  const list = typeof value === "string" ? parseJsonText(value, at, `a list such as ${example}`) : value;
   if (!Array.isArray(list)) fail(at, `expected a JSON list of ${what}, got ${quote(list)}`);
   return list;
 }
 
-function parseJson(text: string, at: At, example: string): unknown {
+/**
+ * Parses JSON text, or fails naming the text (cut at 60 characters) and `expected`, what the text
+ * should have looked like.
+ *
+ * @example
+ * parseJsonText("{free: 1}", { source: "TIERS", path: "" }, 'an object such as {"free": "100/1h"}');
+ * // throws: TIERS: invalid JSON "{free: 1}" (expected an object such as {"free": "100/1h"})
+ */
+export function parseJsonText(text: string, at: At, expected: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
     // The parser's own message differs between engines (Node, workerd); the value does not.
     const excerpt = text.length > 60 ? `${text.slice(0, 60)}…` : text;
-    return fail(at, `invalid JSON ${quote(excerpt)} (expected a list such as ${example})`);
+    return fail(at, `invalid JSON ${quote(excerpt)} (expected ${expected})`);
   }
 }

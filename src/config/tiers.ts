@@ -4,7 +4,7 @@
  * stored in Redis (admin API) and read by the deciding script in the same call.
  */
 import type { AlgorithmName, Rule } from "../limiter/types.ts";
-import { type At, child, fail, quote } from "./read.ts";
+import { type At, child, fail, parseJsonText, quote } from "./read.ts";
 import { parseRules } from "./routes.ts";
 
 /**
@@ -24,14 +24,7 @@ const TIER_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
  * // { free: [{ name: "default", limit: 100, … }], pro: [{ name: "5000-per-1h", … }, { name: "100-per-1s", … }] }
  */
 export function parseTiers(value: unknown, at: At, algorithm: AlgorithmName): Record<string, Rule[]> {
-  let tiers = value;
-  if (typeof value === "string") {
-    try {
-      tiers = JSON.parse(value);
-    } catch {
-      fail(at, `invalid JSON ${quote(value.length > 60 ? `${value.slice(0, 60)}…` : value)} (expected an object such as {"free": "100/1h", "pro": "5000/1h"})`);
-    }
-  }
+  const tiers = typeof value === "string" ? parseJsonText(value, at, 'an object such as {"free": "100/1h", "pro": "5000/1h"}') : value;
   if (typeof tiers !== "object" || tiers === null || Array.isArray(tiers)) fail(at, `expected an object of tiers, got ${quote(tiers)}`);
   const entries = Object.entries(tiers);
   if (entries.length === 0) fail(at, "expected at least one tier");
