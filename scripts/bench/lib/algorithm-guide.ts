@@ -8,7 +8,7 @@ import type { BenchResults } from "./results.ts";
 
 /** What each algorithm is for, in the guide's order. */
 const USES: Array<[AlgorithmName, string]> = [
-  ["sliding-window", '"at most N per window", never exceeded, any limit (the default)'],
+  ["sliding-window", '"at most N per window", never exceeded, any limit (the usual choice)'],
   ["sliding-log", "the same, exact to the request, for small limits (logins, one-time codes)"],
   ["token-bucket", "a smooth rate with a burst allowance (not a window limit: the trace counts its bursts as over)"],
   ["fixed-window", "the cheapest counter, when a burst across a window's edge is acceptable"],
