@@ -112,7 +112,10 @@ export function createClientEntries(runner: ScriptRunner, prefix: string, routeS
   };
   const read = async (client: string) => {
     const [value, pttl] = (await call(readEntry, key("list", client), [], isEntryReply)) as [string, number];
-    return { value, ttlMs: pttl >= 0 ? pttl : undefined };
+    // PTTL 0: Redis keeps a key until its time has passed, so one whose time is now still answers,
+    // with no time left; gone a millisecond later, and no TTL to copy (SET refuses PX 0).
+    if (pttl === 0) return { value: "", ttlMs: undefined };
+    return { value, ttlMs: pttl > 0 ? pttl : undefined };
   };
   return {
     setList: async (client, kind, ttlMs) => {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClientEntries, createLimiter } from "../../../src/limiter/index.ts";
-import { recordCopyRoutes, setEntryIfAbsent } from "../../../src/limiter/entries/script.ts";
+import { readEntry, recordCopyRoutes, setEntryIfAbsent } from "../../../src/limiter/entries/script.ts";
 import type { Rule, ScriptRunner } from "../../../src/limiter/types.ts";
 import { startHarness, T0, type Harness } from "./harness.ts";
 
@@ -140,6 +140,22 @@ describe("copying entries to a multi-key route added after they were written", (
     for (const { client } of (await after.listEntries(undefined, 10)).entries) await after.copyEntry(client);
     expect(await decide("10.0.0.8")).toMatchObject({ allowed: false, reason: "deny-list" });
     expect(await decide("10.0.0.9")).toMatchObject({ allowed: true, rules: [{ remaining: 4 }, { remaining: 4 }] });
+  });
+
+  it("Should treat an entry in its last millisecond (PTTL 0) as gone, where copying its TTL would be a SET … PX 0 that Redis refuses", async () => {
+    // Redis keeps a key until its time has passed, so PTTL answers 0 for one whose time is now.
+    const runner: ScriptRunner = {
+      evalsha: async (sha1, keys, args) => {
+        const reply = await h.runner.evalsha(sha1, keys, args);
+        return sha1 === readEntry.sha1 && (reply as [string, number])[0] !== "" ? [(reply as [string, number])[0], 0] : reply;
+      },
+      eval: (script, keys, args) => h.runner.eval(script, keys, args),
+    };
+    const { prefix, before, after } = setup(runner);
+    await before.setList("10.0.0.11", "deny", 60_000);
+    expect(await after.copyEntry("10.0.0.11")).toBe(0);
+    expect(await after.readList("10.0.0.11")).toBeUndefined();
+    expect(await h.keys(prefix)).not.toContain(`${prefix}:list:{route:api}:10.0.0.11`);
   });
 
   it("Should record the route before writing its first copy, and try again after the record failed", async () => {
