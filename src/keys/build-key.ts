@@ -45,3 +45,21 @@ export function buildKey({ prefix, tag, client, scope, rule, hashTag = "client" 
   if (rule !== undefined) key += `:${rule}`;
   return key;
 }
+
+/**
+ * Refuses a key prefix that is no string, or that holds a brace: it leads every key, before the
+ * hash tag, and Redis Cluster hashes the first `{…}` of a key, so a brace there would send one
+ * decision's keys to different slots (CROSSSLOT). Returns the prefix.
+ *
+ * @example
+ * checkPrefix("rate"); // "rate"
+ * checkPrefix("app{1}"); // throws RangeError: prefix: expected a string without "{" or "}" …
+ */
+export function checkPrefix(prefix: unknown): string {
+  if (typeof prefix !== "string" || prefix.includes("{") || prefix.includes("}")) {
+    throw new RangeError(
+      `prefix: expected a string without "{" or "}" (Redis Cluster reads a hash tag from them), got ${JSON.stringify(prefix) ?? String(prefix)}`,
+    );
+  }
+  return prefix;
+}

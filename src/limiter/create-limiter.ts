@@ -2,6 +2,7 @@
  * @module The Redis-backed limiter: one script call per decision, whatever the number of rules.
  */
 import { RedisRestError } from "../errors.ts";
+import { checkPrefix } from "../keys/build-key.ts";
 import { parseReply } from "./reply.ts";
 import { runScript } from "./run-script.ts";
 import { compilePlan, type Policy } from "./plan.ts";
@@ -43,6 +44,7 @@ export interface LimiterDeps {
  */
 export function createLimiter(policy: Policy, { runner, prefix, lists = true }: LimiterDeps): Limiter {
   const plan = compilePlan(policy);
+  checkPrefix(prefix);
   return {
     rules: plan.rules,
     async limit(request) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createFakeRunner } from "../../test/fakes/fake-runner.ts";
-import { algorithmNames, createLimiter, createMemoryLimiter, isAlgorithmName } from "./index.ts";
+import { algorithmNames, createClientEntries, createLimiter, createMemoryLimiter, isAlgorithmName } from "./index.ts";
 import { sha1 as multiRuleSha1 } from "./multi-rule/script.ts";
 import type { Rule } from "./types.ts";
 
@@ -53,6 +53,15 @@ describe("createLimiter", () => {
       ],
     ];
     for (const [rules, message] of bad) expect(() => createLimiter(rules, deps)).toThrow(message);
+  });
+
+  it("Should refuse a prefix that is no string, or with a brace, which would move a client's keys to different Redis Cluster slots", () => {
+    expect(() => createLimiter([second], { runner, prefix: "app{1}" })).toThrow(
+      'prefix: expected a string without "{" or "}" (Redis Cluster reads a hash tag from them), got "app{1}"',
+    );
+    expect(() => createLimiter([second], { runner, prefix: undefined as never })).toThrow('prefix: expected a string without "{" or "}"');
+    expect(() => createClientEntries(runner, "app}")).toThrow('prefix: expected a string without "{" or "}"');
+    expect(createLimiter([second], { runner, prefix: "" }).rules).toHaveLength(1);
   });
 
   it("Should refuse a cost or a clock that is not a whole number", async () => {

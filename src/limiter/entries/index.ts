@@ -7,7 +7,7 @@
  * the list entries lets an operator see them all, and write the copies a new multi-key route lacks.
  */
 import { RedisRestError } from "../../errors.ts";
-import { buildKey } from "../../keys/build-key.ts";
+import { buildKey, checkPrefix } from "../../keys/build-key.ts";
 import type { LimiterScript } from "../assemble-script.ts";
 import { runScript } from "../run-script.ts";
 import type { ScriptRunner } from "../types.ts";
@@ -87,6 +87,7 @@ export interface ClientEntries {
  * await entries.setList("203.0.113.7", "deny", 3_600_000); // rate:list:{203.0.113.7} and rate:list:{route:api}:203.0.113.7
  */
 export function createClientEntries(runner: ScriptRunner, prefix: string, routeScopes: readonly string[] = []): ClientEntries {
+  checkPrefix(prefix);
   const key = (tag: "list" | "tier", client: string) => buildKey({ prefix, tag, client, scope: "" });
   const index = `${prefix}:list-index`;
   const copyRoutes = `${prefix}:list-copy-routes`;
