@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileRoutes } from "./match.ts";
+import { AmbiguousPathError, compileRoutes } from "./match.ts";
 import { normalizeForMatch } from "./normalize.ts";
 import { parsePattern } from "./pattern.ts";
 
@@ -149,9 +149,33 @@ describe("normalizeForMatch", () => {
 
   it("Should keep a request with a disguised path on the stricter route", () => {
     const patterns = ["example.com/*", "example.com/login*"];
-    for (const url of ["https://example.com/static/..%2Flogin", "https://Example.com./%4cogin", "https://example.com/%2flogin"]) {
+    for (const url of ["https://Example.com./%4cogin", "https://example.com/%2flogin", "https://example.com/static/%2e%2e/login"]) {
       expect(pick(patterns, url)).toBe("example.com/login*");
     }
+  });
+
+  // Origins differ on `%2F`: nginx decodes it and resolves the `..` it makes, most routers (Hono,
+  // Express, Rails) keep it inside one segment. Where the two readings pick different routes, a
+  // client could take whichever is less limited while the origin serves the other.
+  it("Should refuse a path whose encoded slash makes a dot segment that the two readings route differently", () => {
+    const patterns = ["*/api/*", "*/health", "example.com/login*", "example.com/static/*"];
+    for (const url of [
+      "https://example.com/api/users/42%2f..%2f..%2f..%2fhealth",
+      "https://example.com/api/users/42%5C..%5C..%5C..%5Chealth",
+      "https://example.com/static/..%2Flogin",
+      "https://example.com/static%2F.%2F..%2F..%2Flogin",
+    ]) {
+      expect(() => pick(patterns, url), url).toThrow(AmbiguousPathError);
+    }
+    expect(() => pick(patterns, "https://example.com/api/users/42%2f..%2f..%2f..%2fhealth")).toThrow(
+      'The path "/api/users/42%2f..%2f..%2f..%2fhealth" is ambiguous: an encoded slash (%2F or %5C) makes a dot segment there, which origins resolve differently',
+    );
+  });
+
+  it("Should route such a path as usual when both readings pick the same route", () => {
+    const patterns = ["*/api/*", "*/health"];
+    expect(pick(patterns, "https://example.com/api/a%2F..%2Fb")).toBe("*/api/*");
+    expect(pick(["*/health"], "https://example.com/x/y%2F..%2F..%2Fz")).toBeUndefined();
   });
 });
 

@@ -41,8 +41,27 @@ export function compileRoutes<T extends { pattern: string; methods?: readonly st
   return function matchRoute(url, method) {
     const target = normalizeForMatch(url);
     const upper = method?.toUpperCase();
-    return compiled.find((entry) => (!upper || !entry.methods || entry.methods.includes(upper)) && matches(entry.pattern, target))?.route;
+    const find = (path: string) =>
+      compiled.find((entry) => (!upper || !entry.methods || entry.methods.includes(upper)) && matches(entry.pattern, target.scheme, target.host, path))?.route;
+    const route = find(target.path);
+    // nginx decodes `%2F` and resolves the `..` it makes; Hono, Express and Rails keep it inside
+    // one segment. Where the readings' routes differ, a client could be counted on either while
+    // the origin serves the other's path.
+    if (target.literalPath !== undefined && find(target.literalPath) !== route) throw new AmbiguousPathError(url.pathname);
+    return route;
   };
+}
+
+/**
+ * A path that routes differently depending on whether the origin resolves the dot segments its
+ * encoded slashes make (`/api/x%2F..%2F..%2Fhealth`); no client needs to send one, so it is
+ * refused (400) rather than counted on either route.
+ */
+export class AmbiguousPathError extends Error {
+  constructor(pathname: string) {
+    super(`The path ${JSON.stringify(pathname)} is ambiguous: an encoded slash (%2F or %5C) makes a dot segment there, which origins resolve differently`);
+    this.name = "AmbiguousPathError";
+  }
 }
 
 /**
@@ -55,14 +74,13 @@ export function withHead(methods: readonly string[] | undefined): readonly strin
   return methods?.includes("GET") && !methods.includes("HEAD") ? [...methods, "HEAD"] : methods;
 }
 
-/** Whether a compiled pattern matches a normalized target. */
-function matches(pattern: Pattern, target: MatchTarget): boolean {
-  if (pattern.scheme && pattern.scheme !== target.scheme) return false;
-  const hostOk = pattern.hostKind === "exact" ? target.host === pattern.host : target.host.endsWith(pattern.host);
+/** Whether a compiled pattern matches a normalized target's scheme, host and path. */
+function matches(pattern: Pattern, scheme: MatchTarget["scheme"], host: string, path: string): boolean {
+  if (pattern.scheme && pattern.scheme !== scheme) return false;
+  const hostOk = pattern.hostKind === "exact" ? host === pattern.host : host.endsWith(pattern.host);
   if (!hostOk) return false;
-  if (pattern.pathKind === "prefix") return target.path.startsWith(pattern.path);
+  if (pattern.pathKind === "prefix") return path.startsWith(pattern.path);
   // An exact path is kept without a trailing slash (pattern.ts); the request's may have one.
-  const { path } = target;
   return path === pattern.path || (path.length === pattern.path.length + 1 && path.endsWith("/") && path.startsWith(pattern.path));
 }
 

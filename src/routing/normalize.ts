@@ -21,7 +21,15 @@ export interface MatchTarget {
   host: string;
   /** Decoded once, slashes unified, dot segments resolved, lowercase. Never has a query. */
   path: string;
+  /**
+   * Only where decoding made a dot segment: the path with those kept as names, as an origin that
+   * keeps `%2F` inside one segment (most routers) reads it.
+   */
+  literalPath?: string;
 }
+
+/** A `.` or `..` segment in a decoded path. */
+const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
 
 /**
  * Normalizes a request URL for matching (not for forwarding: the origin gets the URL as sent).
@@ -31,11 +39,16 @@ export interface MatchTarget {
  * // { scheme: "https", host: "api.example.com", path: "/login/x" }
  */
 export function normalizeForMatch(url: URL): MatchTarget {
-  return {
+  const decoded = decodePath(url.pathname);
+  const target: MatchTarget = {
     scheme: url.protocol === "http:" ? "http" : "https",
     host: url.hostname.toLowerCase().replace(TRAILING_DOTS, ""),
-    path: normalizePath(url.pathname),
+    path: resolveSegments(decoded),
   };
+  // The URL parser has resolved every dot segment the client wrote, `%2E` ones too (WHATWG URL,
+  // "path state"), so one here was made by decoding a `%2F` or `%5C`.
+  if (DOT_SEGMENT.test(decoded)) target.literalPath = resolveSegments(decoded, true);
+  return target;
 }
 
 /**
@@ -49,12 +62,15 @@ export function normalizePath(pathname: string): string {
   return resolveSegments(decodePath(pathname));
 }
 
-/** A decoded path (`decodePath`) with empty and dot segments resolved; a trailing slash kept. */
-export function resolveSegments(decoded: string): string {
+/**
+ * A decoded path (`decodePath`) with empty and dot segments resolved, or with dot segments kept
+ * as names (`keepDots`); a trailing slash kept.
+ */
+export function resolveSegments(decoded: string, keepDots = false): string {
   const segments: string[] = [];
   for (const segment of decoded.split("/").slice(1)) {
-    if (segment === "" || segment === ".") continue;
-    if (segment === "..") segments.pop();
+    if (segment === "" || (segment === "." && !keepDots)) continue;
+    if (segment === ".." && !keepDots) segments.pop();
     else segments.push(segment);
   }
   // Keep a trailing slash: a prefix `/a/*` meets `/a/` and not `/a` (an exact path meets both, match.ts).

@@ -20,6 +20,7 @@ import { clientIp } from "../../keys/ip.ts";
 import { identifyClients } from "../../keys/rule-sources.ts";
 import { listVerdict } from "../../lists/verdict.ts";
 import type { Decision } from "../../limiter/types.ts";
+import { AmbiguousPathError } from "../../routing/match.ts";
 import { describeFailure, type LogEntry } from "./log.ts";
 import { createRuntimes, type CompiledRoute, type Runtime, type RuntimeOptions, type Runtimes } from "./runtime.ts";
 
@@ -96,7 +97,13 @@ export function rateLimitWith(
   return async function rateLimit(c, next) {
     const runtime = runtimes(c.env);
     const { settings, log } = runtime;
-    const route = runtime.match(c.req.url, c.req.method) ?? runtime.defaultRoute;
+    let route: CompiledRoute;
+    try {
+      route = runtime.match(c.req.url, c.req.method) ?? runtime.defaultRoute;
+    } catch (error) {
+      if (!(error instanceof AmbiguousPathError)) throw error;
+      return refuse(400, problemResponse(400, error.message, c.req.header("accept")));
+    }
     c.set("rateLimit", { route: route.settings });
     // Asked at most once, and only when a list or a key needs the address.
     const ownAddress = addressOf && once(() => askApp(addressOf, c, runtime, route.name));
