@@ -46,8 +46,8 @@ const TOKEN_VARIABLE = "RATEWALL_ADMIN_TOKEN";
 export const USAGE = `Usage: ratewall-admin <command> [--url http://127.0.0.1:8787] [--json]
   status <client> [--route NAME] [--key]   the client's quota on a route (default: the default route)
   reset <client> [--route NAME] [--key]    deletes the client's counters on that route
-  deny <client> [--ttl SECONDS] [--key]    refuses the client (403) on every route that counts requests, until removed or for SECONDS
-  allow <client> [--ttl SECONDS] [--key]   lets the client through uncounted on every route that counts requests, until removed or for SECONDS
+  deny <client> [--ttl SECONDS] [--key]    refuses the client (403) on every route that counts it, until removed or for SECONDS
+  allow <client> [--ttl SECONDS] [--key]   lets the client through uncounted on every route that counts it, until removed or for SECONDS
   tier <client> <tier> [--key]             puts the client on a tier of TIERS
   deny|allow|tier <client> --remove        takes the entry away again
   lists                                    every deny and allow entry, soonest to expire first

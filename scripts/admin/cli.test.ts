@@ -125,7 +125,7 @@ describe("npm run admin against a Worker", () => {
       "POST /__ratewall/tier?client=203.0.113.7&tier=pro",
       "DELETE /__ratewall/tier?client=203.0.113.7",
     ]);
-    expect(allowed.stdout).toBe("allowed (uncounted) client key 42 until removed on every route that counts requests\n");
+    expect(allowed.stdout).toBe("allowed (uncounted) client key 42 until removed on every route that counts this client\n");
     expect(tiered.stdout).toBe(`${formatTier({ client: "203.0.113.7", tier: "pro" })}\n`);
     expect(untiered).toEqual({ code: 0, stdout: "client 203.0.113.7 had no tier\n", stderr: "" });
   }, 30_000);

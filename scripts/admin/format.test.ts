@@ -188,16 +188,16 @@ describe("the admin CLI's layout helpers", () => {
 
   it("Should say what a deny, an allow or a tier now does, on which routes, for how long, and what a removal found", () => {
     expect(formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: 600 })).toBe(
-      "denied client 203.0.113.7 for 10m on every route that counts requests (unlimited routes still forward it)",
+      "denied client 203.0.113.7 for 10m on every route that counts this client (unlimited routes still forward it)",
     );
     expect(formatList({ client: "203.0.113.7", list: "allow", ttlSeconds: null })).toBe(
-      "allowed (uncounted) client 203.0.113.7 until removed on every route that counts requests",
+      "allowed (uncounted) client 203.0.113.7 until removed on every route that counts this client",
     );
     expect(formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: null, was: "allow" })).toBe(
-      "denied client 203.0.113.7 until removed on every route that counts requests (unlimited routes still forward it; it was on the allow list: that entry is gone)",
+      "denied client 203.0.113.7 until removed on every route that counts this client (unlimited routes still forward it; it was on the allow list: that entry is gone)",
     );
     expect(formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: 600, was: "deny" })).toBe(
-      "denied client 203.0.113.7 for 10m on every route that counts requests (unlimited routes still forward it)",
+      "denied client 203.0.113.7 for 10m on every route that counts this client (unlimited routes still forward it)",
     );
     expect(formatList({ client: "203.0.113.7", list: "deny", deleted: true })).toBe("removed client 203.0.113.7 from the deny list");
     expect(formatList({ client: "203.0.113.7", list: "allow", deleted: false })).toBe("client 203.0.113.7 was not on the allow list");

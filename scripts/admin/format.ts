@@ -70,14 +70,14 @@ export function formatReset(answer: ResetAnswer): string {
 }
 
 /**
- * A deny or allow answer as one line: what now holds on every route that counts requests, and for
+ * A deny or allow answer as one line: what now holds on every route that counts this client, and for
  * how long. Unlimited routes never read the entry: a denied client is still forwarded there.
  *
  * @example
  * formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: 600 });
- * // "denied client 203.0.113.7 for 10m on every route that counts requests (unlimited routes still forward it)"
+ * // "denied client 203.0.113.7 for 10m on every route that counts this client (unlimited routes still forward it)"
  * formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: null, was: "allow" });
- * // "denied client 203.0.113.7 until removed on every route that counts requests (unlimited routes still forward it; it was on the allow list: that entry is gone)"
+ * // "denied client 203.0.113.7 until removed on every route that counts this client (unlimited routes still forward it; it was on the allow list: that entry is gone)"
  * formatList({ client: "203.0.113.7", list: "allow", deleted: false });
  * // "client 203.0.113.7 was not on the allow list"
  */
@@ -91,7 +91,7 @@ export function formatList(answer: ListAnswer): string {
     ...(list === "deny" ? ["unlimited routes still forward it"] : []),
     ...(answer.was && answer.was !== list ? [`it was on the ${answer.was} list: that entry is gone`] : []),
   ];
-  return `${how} client ${client} ${until} on every route that counts requests${notes.length === 0 ? "" : ` (${notes.join("; ")})`}`;
+  return `${how} client ${client} ${until} on every route that counts this client${notes.length === 0 ? "" : ` (${notes.join("; ")})`}`;
 }
 
 /**

@@ -2,7 +2,7 @@
  * @module A client's entries, as the admin API writes them: its dynamic list entry (`allow` or
  * `deny`, optionally expiring) and its tier. Keys share the client's hash tag with its counters
  * (src/keys/build-key.ts), so the deciding script reads them in the same call, on any cluster
- * node. Entries are per client, for every route that counts requests (an unlimited route makes no
+ * node. Entries are per client, for every route that counts this client (an unlimited route makes no
  * Redis call, so it never reads them). An index of
  * the list entries lets an operator see them all, and write the copies a new multi-key route lacks.
  */
