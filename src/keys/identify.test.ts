@@ -99,6 +99,19 @@ describe("identify", () => {
     expect(await identify(new Headers({ "x-api-key": "Bearer  abc" }), byKey)).toEqual({ client: `key:${await sha256Hex("Bearer  abc")}` });
   });
 
+  it("Should count a Bearer or Basic credential by its token alone, as origins that split at a space or a comma read it, so junk after it is no new client", async () => {
+    const options = { ...byIp, key: { kind: "header" as const, name: "authorization" } };
+    const bearer = await identify(new Headers({ authorization: "Bearer abc" }), options);
+    for (const authorization of ["Bearer abc junk1", "Bearer abc,junk2", "bearer abc  , junk3"]) {
+      expect(await identify(new Headers({ authorization }), options), authorization).toEqual(bearer);
+    }
+    const basic = await identify(new Headers({ authorization: "Basic dXNlcjpwYXNz" }), options);
+    expect(await identify(new Headers({ authorization: "Basic dXNlcjpwYXNz x" }), options)).toEqual(basic);
+    // Other schemes carry auth-params (`Digest username="a", realm="b"`): kept whole.
+    const digest = 'Digest username="a", realm="b"';
+    expect(await identify(new Headers({ authorization: digest }), options)).toEqual({ client: `key:${await sha256Hex(digest)}` });
+  });
+
   const ip = { "cf-connecting-ip": "203.0.113.7" };
   const by = (key: KeySource) => ({ ...byIp, key });
 
