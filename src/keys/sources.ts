@@ -145,16 +145,33 @@ function cookieValue(raw: string): string {
  * The parameter's one value (WHATWG URL decoding). Given more than once it is missing: origins
  * disagree on which value counts (PHP, Rails and Django take the last), so keying on the first
  * would let a client rotate junk first values past its limit while the origin reads the real one.
+ * A name PHP reads as this one (`api.key` or `api key` for `api_key`) counts as giving it again.
  */
 function readQuery(url: string | undefined, name: string): string | undefined {
   if (!url) return undefined;
+  let params: URLSearchParams;
   try {
-    const values = new URL(url).searchParams.getAll(name);
-    return values.length === 1 ? values[0] || undefined : undefined;
+    params = new URL(url).searchParams;
   } catch {
     return undefined;
   }
+  const php = phpName(name);
+  let found: string | undefined;
+  let count = 0;
+  for (const [given, value] of params) {
+    if (given !== name && phpName(given) !== php) continue;
+    if (++count > 1) return undefined;
+    found = value;
+  }
+  return found || undefined;
 }
+
+/** A query parameter's name as PHP registers it: leading spaces dropped, `.` and spaces as `_`. */
+function phpName(name: string): string {
+  return name.trimStart().replace(PHP_MANGLED, "_");
+}
+
+const PHP_MANGLED = /[. ]/g;
 
 function readAsn(asn: number | undefined): string | undefined {
   return Number.isInteger(asn) && asn! > 0 ? String(asn) : undefined;
