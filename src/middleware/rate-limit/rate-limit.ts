@@ -21,7 +21,6 @@ import { identifyClients } from "../../keys/rule-sources.ts";
 import { listVerdict } from "../../lists/verdict.ts";
 import type { Decision } from "../../limiter/types.ts";
 import { AmbiguousPathError } from "../../routing/match.ts";
-import { methodOverrides } from "../../routing/method-override.ts";
 import { describeFailure, type LogEntry } from "./log.ts";
 import { createRuntimes, type CompiledRoute, type Runtime, type RuntimeOptions, type Runtimes } from "./runtime.ts";
 
@@ -98,9 +97,13 @@ export function rateLimitWith(
   return async function rateLimit(c, next) {
     const runtime = runtimes(c.env);
     const { settings, log } = runtime;
-    const found = routeFor(runtime, c);
-    if (typeof found === "string") return refuse(400, problemResponse(400, found, c.req.header("accept")));
-    const route = found;
+    let route: CompiledRoute;
+    try {
+      route = runtime.match(c.req.url, c.req.method) ?? runtime.defaultRoute;
+    } catch (error) {
+      if (!(error instanceof AmbiguousPathError)) throw error;
+      return refuse(400, problemResponse(400, error.message, c.req.header("accept")));
+    }
     c.set("rateLimit", { route: route.settings });
     // Asked at most once, and only when a list or a key needs the address.
     const ownAddress = addressOf && once(() => askApp(addressOf, c, runtime, route.name));
@@ -266,29 +269,6 @@ export function rateLimitWith(
       return next();
     }
   };
-}
-
-/**
- * The request's route, or why it cannot be told: a path whose encoded slashes make dot segments
- * that origins read two ways (match.ts), or a POST that asks to be run as a method meeting
- * another route (method-override.ts). Either way, a client could be counted on one route while
- * the origin serves the other's, so the answer is a 400 rather than a guess.
- */
-function routeFor(runtime: Runtime, c: Context): CompiledRoute | string {
-  const { url, method } = c.req;
-  try {
-    const route = runtime.match(url, method) ?? runtime.defaultRoute;
-    for (const override of methodOverrides(method, c.req.raw.headers, url)) {
-      const other = runtime.match(url, override) ?? runtime.defaultRoute;
-      if (other !== route) {
-        return `This POST asks to be run as ${override}, which meets route ${quote(other.name)} where POST meets ${quote(route.name)}; origins differ on whether they honour an override.`;
-      }
-    }
-    return route;
-  } catch (error) {
-    if (error instanceof AmbiguousPathError) return error.message;
-    throw error;
-  }
 }
 
 /**
