@@ -59,8 +59,8 @@ export function asKeyValue(source: KeySource, raw: string): string {
  * `bearer abc` and `Bearer  abc` are one client, as the origin sees one. The scheme is written as
  * most clients send it (`Bearer`, `Basic`: first letter upper case), so that the common spelling
  * hashes as it did before this reading, and entries stored for it still apply. The credentials
- * are kept as sent (a token68 is case-sensitive), a Bearer or Basic one up to the end of its
- * token68. Every other header is kept as sent.
+ * are kept as sent (a token68 is case-sensitive); a Bearer or Basic one with a space or a comma in
+ * it is none. Every other header is kept as sent.
  *
  * @example
  * headerValue("authorization", "BEARER  abc"); // "Bearer abc"
@@ -73,17 +73,17 @@ function headerValue(name: string, value: string | null): string | undefined {
   const word = scheme[1]!;
   const written = `${word[0]!.toUpperCase()}${word.slice(1).toLowerCase()}`;
   const credentials = value.slice(scheme[0].length);
-  // Bearer (RFC 6750 §2.1) and Basic (RFC 7617 §2) carry one token68. Origins that split the
-  // header at a space or a comma (`split(" ")[1]`, Laravel's bearerToken()) read its leading
-  // token alone, so what a client adds after it must not make it a new client each time.
-  if (written === "Bearer" || written === "Basic") return `${written} ${TOKEN68.exec(credentials)?.[0] ?? credentials}`;
+  // Bearer (RFC 6750 §2.1) and Basic (RFC 7617 §2) carry one token, with no space or comma.
+  // Origins read more than that differently (`split(" ")[1]` the first word, Laravel's
+  // bearerToken() what follows the last `Bearer ` up to a comma), so no one part of it is the
+  // client: it counts as no key, and junk added to a real token is not a new client each time.
+  if ((written === "Bearer" || written === "Basic") && SPACE_OR_COMMA.test(credentials)) return undefined;
   return `${written} ${credentials}`;
 }
 
 /** An auth-scheme (a token, RFC 9110 §11.1) and the one or more spaces that end it. */
 const AUTH_SCHEME = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) +/;
-/** A token68 (RFC 9110 §11.2) at the start of the credentials. */
-const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*/;
+const SPACE_OR_COMMA = /[\s,]/;
 
 /**
  * RFC 6265 §5.4: `name=value` pairs separated by `;`. The first pair with the name wins, its value
