@@ -161,10 +161,16 @@ describe("identify", () => {
     }
   });
 
-  it("Should treat a name PHP reads as the same parameter (a `.` or space for `_`, leading spaces dropped) as given twice", async () => {
+  it("Should treat a name PHP reads as the same parameter (`.`, space or an unclosed `[` for `_`, an array's base name) as given twice", async () => {
     const options = by({ kind: "query", name: "api_key" });
     const missing = { client: "203.0.113.7", warning: "missing-key" };
-    for (const query of ["api_key=x1&api.key=REAL", "api+key=REAL&api_key=x2", "api_key=x3&%20api.key=REAL"]) {
+    for (const query of [
+      "api_key=x1&api.key=REAL",
+      "api+key=REAL&api_key=x2",
+      "api_key=x3&%20api.key=REAL",
+      "api_key=x4&api[key=REAL",
+      "api_key=x5&api_key[]=REAL",
+    ]) {
       expect(await identify(new Headers(ip), options, { url: `https://example.com/x?${query}` }), query).toEqual(missing);
     }
     const alone = await identify(new Headers(ip), options, { url: "https://example.com/x?api_key=REAL&apikey=x4&api-key=x5" });

@@ -156,22 +156,32 @@ function readQuery(url: string | undefined, name: string): string | undefined {
     return undefined;
   }
   const php = phpName(name);
-  let found: string | undefined;
-  let count = 0;
-  for (const [given, value] of params) {
-    if (given !== name && phpName(given) !== php) continue;
-    if (++count > 1) return undefined;
-    found = value;
-  }
-  return found || undefined;
+  const found: string[] = [];
+  params.forEach((value, given) => {
+    if (given === name || phpName(given) === php) found.push(value);
+  });
+  return found.length === 1 ? found[0] || undefined : undefined;
 }
 
-/** A query parameter's name as PHP registers it: leading spaces dropped, `.` and spaces as `_`. */
+/**
+ * A query parameter's name as PHP registers it (php_variables.c): leading spaces dropped, `.` and
+ * spaces as `_`, the name of an array (`api_key[]`, `api_key[0]`) as its base name, and a `[`
+ * that no `]` closes as `_`.
+ *
+ * @example
+ * phpName(" api.key"); // "api_key"
+ * phpName("api[key"); // "api_key"
+ * phpName("api_key[0]"); // "api_key"
+ */
 function phpName(name: string): string {
-  return name.trimStart().replace(PHP_MANGLED, "_");
+  const trimmed = name.replace(LEADING_SPACES, "");
+  const open = trimmed.indexOf("[");
+  const array = open >= 0 && trimmed.indexOf("]", open) > 0;
+  return (array ? trimmed.slice(0, open) : trimmed).replace(PHP_MANGLED, "_");
 }
 
-const PHP_MANGLED = /[. ]/g;
+const LEADING_SPACES = /^ +/;
+const PHP_MANGLED = /[. []/g;
 
 function readAsn(asn: number | undefined): string | undefined {
   return Number.isInteger(asn) && asn! > 0 ? String(asn) : undefined;
