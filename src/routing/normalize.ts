@@ -28,6 +28,8 @@ export interface MatchTarget {
   literalPath?: string;
 }
 
+/** A path ending in a `.` or `..` segment. */
+const DOT_END = /\/\.\.?$/;
 /** A `.` or `..` segment in a decoded path. */
 const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
 
@@ -73,8 +75,10 @@ export function resolveSegments(decoded: string, keepDots = false): string {
     if (segment === ".." && !keepDots) segments.pop();
     else segments.push(segment);
   }
-  // Keep a trailing slash: a prefix `/a/*` meets `/a/` and not `/a` (an exact path meets both, match.ts).
-  const trailing = decoded.length > 1 && decoded.endsWith("/") && segments.length > 0 ? "/" : "";
+  // Keep a trailing slash: a prefix `/a/*` meets `/a/` and not `/a` (an exact path meets both,
+  // match.ts). A last segment `.` or `..` leaves one too (RFC 3986 §5.2.4: `/a/b/..` is `/a/`).
+  const ended = decoded.endsWith("/") || (!keepDots && DOT_END.test(decoded));
+  const trailing = decoded.length > 1 && ended && segments.length > 0 ? "/" : "";
   return `/${segments.join("/")}${trailing}`;
 }
 

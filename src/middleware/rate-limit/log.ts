@@ -14,6 +14,7 @@ export interface LogEntry {
     | "redis-failure"
     | "client-fallback"
     | "client-address-failed"
+    | "ambiguous-path"
     | "analytics-failure"
     | "admin-auth-failure"
     | "origin-failure"

@@ -66,6 +66,11 @@ describe("path and host tricks", () => {
       detail: expect.stringContaining("is ambiguous: an encoded slash (%2F or %5C) makes a dot segment there"),
     });
     expect(forwarded).toBe(0);
+    // Logged once per isolate, so that an operator sees it without a flood of lines.
+    expect((await t.request(url, { ip })).status).toBe(400);
+    expect(t.logs.filter((entry) => entry.event === "ambiguous-path")).toEqual([
+      { level: "warn", event: "ambiguous-path", path: new URL(url).pathname, reason: expect.stringContaining("is ambiguous") },
+    ]);
     expect((await t.request("https://example.com/public/a%2F..%2Fb", { ip })).status).toBe(200);
   });
 
