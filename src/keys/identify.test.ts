@@ -89,7 +89,7 @@ describe("identify", () => {
   it("Should count one Authorization credential as one client whatever the scheme's case and the spaces after it", async () => {
     const options = { ...byIp, key: { kind: "header" as const, name: "authorization" } };
     const bearer = await identify(new Headers({ authorization: "Bearer abc" }), options);
-    for (const authorization of ["bearer abc", "BEARER abc", "Bearer  abc", "bEaReR   abc"]) {
+    for (const authorization of ["bearer abc", "BEARER abc", "Bearer  abc", "bEaReR   abc", "Bearer\tabc", "Bearer \t abc"]) {
       expect(await identify(new Headers({ authorization }), options), authorization).toEqual(bearer);
     }
     // Hashed as most clients send it, so that entries stored before the scheme was read so still apply.
@@ -103,7 +103,16 @@ describe("identify", () => {
     const options = { ...byIp, key: { kind: "header" as const, name: "authorization" } };
     const missing = { client: "203.0.113.7", warning: "missing-key" };
     const address = { "cf-connecting-ip": "203.0.113.7" };
-    for (const authorization of ["Bearer abc junk1", "Bearer abc,junk2", "Bearer junk3 Bearer abc", "Basic dXNlcjpwYXNz x"]) {
+    // Laravel's bearerToken() reads what follows the last `Bearer `, whatever comes before it.
+    for (const authorization of [
+      "Bearer abc junk1",
+      "Bearer abc,junk2",
+      "Bearer junk3 Bearer abc",
+      "Basic dXNlcjpwYXNz x",
+      "Foo4 Bearer abc",
+      "xBearer abc",
+      "Token t bearer abc",
+    ]) {
       expect(await identify(new Headers({ ...address, authorization }), options), authorization).toEqual(missing);
     }
     // A token with other characters (Laravel Sanctum's `<id>|<secret>`) is kept whole, as is any other scheme's credentials.

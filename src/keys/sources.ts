@@ -60,7 +60,7 @@ export function asKeyValue(source: KeySource, raw: string): string {
  * most clients send it (`Bearer`, `Basic`: first letter upper case), so that the common spelling
  * hashes as it did before this reading, and entries stored for it still apply. The credentials
  * are kept as sent (a token68 is case-sensitive); a Bearer or Basic one with a space or a comma in
- * it is none. Every other header is kept as sent.
+ * it is none, as is a value with `Bearer ` past its start. Every other header is kept as sent.
  *
  * @example
  * headerValue("authorization", "BEARER  abc"); // "Bearer abc"
@@ -68,6 +68,9 @@ export function asKeyValue(source: KeySource, raw: string): string {
 function headerValue(name: string, value: string | null): string | undefined {
   if (!value) return undefined;
   if (name !== "authorization") return value;
+  // Laravel's bearerToken() reads what follows the last `Bearer `, wherever it is, so a value with
+  // one past its start is read there by some origins and from its start by others.
+  if (LATER_BEARER.test(value)) return undefined;
   const scheme = AUTH_SCHEME.exec(value);
   if (!scheme) return value;
   const word = scheme[1]!;
@@ -81,8 +84,10 @@ function headerValue(name: string, value: string | null): string | undefined {
   return `${written} ${credentials}`;
 }
 
-/** An auth-scheme (a token, RFC 9110 §11.1) and the one or more spaces that end it. */
-const AUTH_SCHEME = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) +/;
+/** An auth-scheme (a token, RFC 9110 §11.1) and the spaces or tabs that end it (origins that split on whitespace read a tab as one). */
+const AUTH_SCHEME = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+)[ \t]+/;
+/** `Bearer ` anywhere but at the start, in any case. */
+const LATER_BEARER = /.bearer /i;
 const SPACE_OR_COMMA = /[\s,]/;
 
 /**
