@@ -179,11 +179,27 @@ describe("identify", () => {
       "api_key=x3&%20api.key=REAL",
       "api_key=x4&api[key=REAL",
       "api_key=x5&api_key[]=REAL",
+      // PHP reads a name as a C string: it ends at a NUL.
+      "api_key=x6&api_key%00=REAL",
+      "api_key=x7&api_key%00junk=REAL",
     ]) {
       expect(await identify(new Headers(ip), options, { url: `https://example.com/x?${query}` }), query).toEqual(missing);
     }
     const alone = await identify(new Headers(ip), options, { url: "https://example.com/x?api_key=REAL&apikey=x4&api-key=x5" });
     expect(alone.client).toMatch(/^query:/);
+    // After a `[` that no `]` closes, PHP changes that `[` alone: `api[key.x` is `api_key.x`, another name.
+    const other = await identify(new Headers(ip), options, { url: "https://example.com/x?api_key=REAL&api[key.x=1" });
+    expect(other).toEqual(alone);
+  });
+
+  it("Should treat a key whose value holds a `;`, or that a `;`-separated piece names again, as missing, since Rack before 3 and http4s split queries at `;` too", async () => {
+    const options = by({ kind: "query", name: "api_key" });
+    const missing = { client: "203.0.113.7", warning: "missing-key" };
+    for (const query of ["api_key=x1&x=1;api_key=REAL", "api_key=REAL;x2", "x=1;api_key=REAL&api_key=x3"]) {
+      expect(await identify(new Headers(ip), options, { url: `https://example.com/x?${query}` }), query).toEqual(missing);
+    }
+    const semicolonElsewhere = await identify(new Headers(ip), options, { url: "https://example.com/x?api_key=REAL&q=a;b" });
+    expect(semicolonElsewhere.client).toMatch(/^query:/);
   });
 
   it("Should key on Cloudflare's AS number and country in the clear, and fall back without them", async () => {

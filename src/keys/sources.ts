@@ -150,43 +150,72 @@ function cookieValue(raw: string): string {
  * The parameter's one value (WHATWG URL decoding). Given more than once it is missing: origins
  * disagree on which value counts (PHP, Rails and Django take the last), so keying on the first
  * would let a client rotate junk first values past its limit while the origin reads the real one.
- * A name PHP reads as this one (`api.key` or `api key` for `api_key`) counts as giving it again.
+ * A name PHP reads as this one (`api.key` for `api_key`) counts as giving it again, and so does a
+ * `;`-separated piece that names it, or a `;` in its value: Rack before 3 and http4s split a query
+ * at `;` as well as `&`, and would read another value.
  */
 function readQuery(url: string | undefined, name: string): string | undefined {
   if (!url) return undefined;
-  let params: URLSearchParams;
+  let query: URL;
   try {
-    params = new URL(url).searchParams;
+    query = new URL(url);
   } catch {
     return undefined;
   }
   const php = phpName(name);
+  const names = (given: string) => given === name || phpName(given) === php;
   const found: string[] = [];
-  params.forEach((value, given) => {
-    if (given === name || phpName(given) === php) found.push(value);
+  query.searchParams.forEach((value, given) => {
+    if (names(given)) found.push(value);
   });
-  return found.length === 1 ? found[0] || undefined : undefined;
+  if (found.length !== 1 || !found[0]) return undefined;
+  if (
+    query.search.includes(";") &&
+    (found[0].includes(";") ||
+      query.search
+        .slice(1)
+        .split(/[&;]/)
+        .filter((piece) => names(pieceName(piece))).length > 1)
+  ) {
+    return undefined;
+  }
+  return found[0];
+}
+
+/** The decoded name of one `name=value` piece of a query, `+` as a space. */
+function pieceName(piece: string): string {
+  const equals = piece.indexOf("=");
+  const raw = (equals < 0 ? piece : piece.slice(0, equals)).replace(PLUSES, " ");
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
 }
 
 /**
- * A query parameter's name as PHP registers it (php_variables.c): leading spaces dropped, `.` and
- * spaces as `_`, the name of an array (`api_key[]`, `api_key[0]`) as its base name, and a `[`
- * that no `]` closes as `_`.
+ * A query parameter's name as PHP registers it (main/php_variables.c): up to a NUL (PHP reads it
+ * as a C string), leading spaces dropped, `.` and spaces before any `[` as `_`; an array
+ * (`api_key[]`, `api_key[0]`) under its base name, and a `[` that no `]` closes as `_`, with what
+ * follows it left as is.
  *
  * @example
  * phpName(" api.key"); // "api_key"
- * phpName("api[key"); // "api_key"
+ * phpName("api[key.x"); // "api_key.x"
  * phpName("api_key[0]"); // "api_key"
  */
 function phpName(name: string): string {
-  const trimmed = name.replace(LEADING_SPACES, "");
+  const nul = name.indexOf("\0");
+  const trimmed = (nul < 0 ? name : name.slice(0, nul)).replace(LEADING_SPACES, "");
   const open = trimmed.indexOf("[");
-  const array = open >= 0 && trimmed.indexOf("]", open) > 0;
-  return (array ? trimmed.slice(0, open) : trimmed).replace(PHP_MANGLED, "_");
+  if (open < 0) return trimmed.replace(PHP_MANGLED, "_");
+  const head = trimmed.slice(0, open).replace(PHP_MANGLED, "_");
+  return trimmed.indexOf("]", open) > 0 ? head : `${head}_${trimmed.slice(open + 1)}`;
 }
 
 const LEADING_SPACES = /^ +/;
-const PHP_MANGLED = /[. []/g;
+const PHP_MANGLED = /[. ]/g;
+const PLUSES = /\+/g;
 
 function readAsn(asn: number | undefined): string | undefined {
   return Number.isInteger(asn) && asn! > 0 ? String(asn) : undefined;
