@@ -168,8 +168,23 @@ describe("normalizeForMatch", () => {
       expect(() => pick(patterns, url), url).toThrow(AmbiguousPathError);
     }
     expect(() => pick(patterns, "https://example.com/api/users/42%2f..%2f..%2f..%2fhealth")).toThrow(
-      'The path "/api/users/42%2f..%2f..%2f..%2fhealth" is ambiguous: an encoded slash (%2F or %5C) makes a dot segment there, which origins resolve differently',
+      'The path "/api/users/42%2f..%2f..%2f..%2fhealth" is ambiguous: an encoded slash (%2F or %5C) or a `;` parameter makes a dot segment there, which origins resolve differently',
     );
+  });
+
+  // Tomcat, Jetty and Spring drop a segment's `;parameters` before resolving dot segments, so
+  // `/static/..;/login` is `/login` there and a segment named `..;` elsewhere.
+  it("Should refuse a path whose `;` parameter hides a dot segment that the readings route differently", () => {
+    const patterns = ["example.com/*", "example.com/login*", "example.com/static/*"];
+    for (const url of [
+      "https://example.com/static/..;/login",
+      "https://example.com/static/..;jsessionid=1/login",
+      "https://example.com/static/x/..;/..;/login",
+    ]) {
+      expect(() => pick(patterns, url), url).toThrow("a `;` parameter");
+    }
+    expect(pick(patterns, "https://example.com/static/.;x/a")).toBe("example.com/static/*");
+    expect(pick(["example.com/*", "example.com/login"], "https://example.com/login;jsessionid=1")).toBe("example.com/*");
   });
 
   it("Should route such a path as usual when both readings pick the same route", () => {

@@ -45,21 +45,23 @@ export function compileRoutes<T extends { pattern: string; methods?: readonly st
       compiled.find((entry) => (!upper || !entry.methods || entry.methods.includes(upper)) && matches(entry.pattern, target.scheme, target.host, path))?.route;
     const route = find(target.path);
     // nginx decodes `%2F` and resolves the `..` it makes; Hono, Express and Rails keep it inside
-    // one segment. Where the readings' routes differ, a client could be counted on either while
-    // the origin serves the other's path.
-    if (target.literalPath !== undefined && find(target.literalPath) !== route) throw new AmbiguousPathError(url.pathname);
+    // one segment; Tomcat drops `;…` first (normalize.ts). Where the readings' routes differ, a
+    // client could be counted on one while the origin serves another's path.
+    if (target.otherPaths?.some((path) => find(path) !== route)) throw new AmbiguousPathError(url.pathname);
     return route;
   };
 }
 
 /**
- * A path that routes differently depending on whether the origin resolves the dot segments its
- * encoded slashes make (`/api/x%2F..%2F..%2Fhealth`); no client needs to send one, so it is
- * refused (400) rather than counted on either route.
+ * A path that routes differently depending on how the origin reads the dot segments its encoded
+ * slashes or `;` parameters make (`/api/x%2F..%2F..%2Fhealth`, `/static/..;/login`); no client
+ * needs to send one, so it is refused (400) rather than counted on either route.
  */
 export class AmbiguousPathError extends Error {
   constructor(pathname: string) {
-    super(`The path ${JSON.stringify(pathname)} is ambiguous: an encoded slash (%2F or %5C) makes a dot segment there, which origins resolve differently`);
+    super(
+      `The path ${JSON.stringify(pathname)} is ambiguous: an encoded slash (%2F or %5C) or a \`;\` parameter makes a dot segment there, which origins resolve differently`,
+    );
     this.name = "AmbiguousPathError";
   }
 }

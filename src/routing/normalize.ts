@@ -22,11 +22,16 @@ export interface MatchTarget {
   /** Decoded once, slashes unified, dot segments resolved, lowercase. Never has a query. */
   path: string;
   /**
-   * Only where decoding made a dot segment: the path with those kept as names, as an origin that
-   * keeps `%2F` inside one segment (most routers) reads it.
+   * Only where decoding, or dropping a segment's `;parameters`, makes a dot segment: the path as
+   * other origins read it. Most routers keep `%2F` inside one segment, so the dot segments that
+   * decoding made stay names; Tomcat, Jetty and Spring drop each segment's `;…` before resolving
+   * dot segments, so `/a/..;/b` is `/b` there.
    */
-  literalPath?: string;
+  otherPaths?: string[];
 }
+
+/** A segment's `;parameters` (RFC 2396 §3.3), up to the next `/`. */
+const SEGMENT_PARAMETERS = /;[^/]*/g;
 
 /** A path ending in a `.` or `..` segment. */
 const DOT_END = /\/\.\.?$/;
@@ -49,7 +54,13 @@ export function normalizeForMatch(url: URL): MatchTarget {
   };
   // The URL parser has resolved every dot segment the client wrote, `%2E` ones too (WHATWG URL,
   // "path state"), so one here was made by decoding a `%2F` or `%5C`.
-  if (DOT_SEGMENT.test(decoded)) target.literalPath = resolveSegments(decoded, true);
+  const others: string[] = [];
+  if (DOT_SEGMENT.test(decoded)) others.push(resolveSegments(decoded, true));
+  if (decoded.includes(";")) {
+    const bare = decoded.replace(SEGMENT_PARAMETERS, "");
+    if (DOT_SEGMENT.test(bare)) others.push(resolveSegments(bare));
+  }
+  if (others.length > 0) target.otherPaths = others;
   return target;
 }
 

@@ -50,7 +50,8 @@ describe("path and host tricks", () => {
     "https://example.com/public%2f%2e%2e%2flogin",
     "https://example.com/public/..%5Clogin",
     "https://example.com/login/x%2F..%2F..%2Fpublic/a",
-  ])("Should refuse %s with 400, since origins route its encoded-slash dot segment differently", async (url) => {
+    "https://example.com/public/..;/login",
+  ])("Should refuse %s with 400, since origins route the dot segment its encoded slash or `;` makes differently", async (url) => {
     let forwarded = 0;
     const t = testApp(vars, {
       originFetch: async () => {
@@ -63,7 +64,7 @@ describe("path and host tricks", () => {
     expect(refused.status).toBe(400);
     expect(await refused.json()).toMatchObject({
       status: 400,
-      detail: expect.stringContaining("is ambiguous: an encoded slash (%2F or %5C) makes a dot segment there"),
+      detail: expect.stringContaining("is ambiguous: an encoded slash (%2F or %5C) or a `;` parameter makes a dot segment there"),
     });
     expect(forwarded).toBe(0);
     // Logged once per isolate, so that an operator sees it without a flood of lines.
