@@ -58,7 +58,7 @@ export function compileRoutes<T extends { pattern: string; methods?: readonly st
  * needs to send one, so it is refused (400) rather than counted on either route.
  */
 export class AmbiguousPathError extends Error {
-  constructor(pathname: string) {
+  constructor(readonly pathname: string) {
     super(
       `The path ${JSON.stringify(pathname)} is ambiguous: an encoded slash (%2F or %5C) or a \`;\` parameter makes a dot segment there, which origins resolve differently`,
     );

@@ -104,7 +104,7 @@ export function rateLimitWith(
       if (!(error instanceof AmbiguousPathError)) throw error;
       // Refused in every mode and for every client, as a malformed request is: which route, and so
       // which lists, apply is what cannot be told.
-      logOnce(runtime, "ambiguous-path", { level: "warn", event: "ambiguous-path", path: new URL(c.req.url).pathname, reason: error.message });
+      logOnce(runtime, "ambiguous-path", { level: "warn", event: "ambiguous-path", path: error.pathname, reason: error.message });
       return refuse(400, problemResponse(400, error.message, c.req.header("accept")));
     }
     c.set("rateLimit", { route: route.settings });
