@@ -183,6 +183,8 @@ describe("normalizeForMatch", () => {
     ]) {
       expect(() => pick(patterns, url), url).toThrow("a `;` parameter");
     }
+    // Tomcat drops `;…` before decoding, so a `%2F` inside a parameter goes with it: `/login` there.
+    expect(() => pick(["example.com/*", "example.com/login"], "https://example.com/a/..;x%2Fb/login")).toThrow("a `;` parameter");
     expect(pick(patterns, "https://example.com/static/.;x/a")).toBe("example.com/static/*");
     expect(pick(["example.com/*", "example.com/login"], "https://example.com/login;jsessionid=1")).toBe("example.com/*");
   });

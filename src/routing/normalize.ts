@@ -56,8 +56,10 @@ export function normalizeForMatch(url: URL): MatchTarget {
   // "path state"), so one here was made by decoding a `%2F` or `%5C`.
   const others: string[] = [];
   if (DOT_SEGMENT.test(decoded)) others.push(resolveSegments(decoded, true));
-  if (decoded.includes(";")) {
-    const bare = decoded.replace(SEGMENT_PARAMETERS, "");
+  // Tomcat drops the parameters from the path as sent, before decoding: a `%2F` inside one goes
+  // with it, and a `%3B` separates nothing.
+  if (url.pathname.includes(";")) {
+    const bare = decodePath(url.pathname.replace(SEGMENT_PARAMETERS, ""));
     if (DOT_SEGMENT.test(bare)) others.push(resolveSegments(bare));
   }
   if (others.length > 0) target.otherPaths = others;
