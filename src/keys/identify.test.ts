@@ -112,6 +112,10 @@ describe("identify", () => {
       "Foo4 Bearer abc",
       "xBearer abc",
       "Token t bearer abc",
+      // Python's split() reads \v, \f and U+00A0 as whitespace too; no token holds a control or non-ASCII character.
+      "Bearer\vabc",
+      "Token abc\f",
+      "Bearer\u00a0abc",
     ]) {
       expect(await identify(new Headers({ ...address, authorization }), options), authorization).toEqual(missing);
     }
@@ -187,9 +191,12 @@ describe("identify", () => {
     }
     const alone = await identify(new Headers(ip), options, { url: "https://example.com/x?api_key=REAL&apikey=x4&api-key=x5" });
     expect(alone.client).toMatch(/^query:/);
-    // After a `[` that no `]` closes, PHP changes that `[` alone: `api[key.x` is `api_key.x`, another name.
+    // After a `[` that no `]` closes, PHP 7 changes that `[` alone (`api[key.x` is `api_key.x`) and PHP 8 the rest too (`api_key_x`): other names.
     const other = await identify(new Headers(ip), options, { url: "https://example.com/x?api_key=REAL&api[key.x=1" });
     expect(other).toEqual(alone);
+    // But PHP 8 reads `x[api.key` as `x_api_key`.
+    const longer = by({ kind: "query", name: "x_api_key" });
+    expect(await identify(new Headers(ip), longer, { url: "https://example.com/x?x_api_key=x8&x[api.key=REAL" })).toEqual(missing);
   });
 
   it("Should treat a key whose value holds a `;`, or that a `;`-separated piece names again, as missing, since Rack before 3 and http4s split queries at `;` too", async () => {

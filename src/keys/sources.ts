@@ -60,7 +60,8 @@ export function asKeyValue(source: KeySource, raw: string): string {
  * most clients send it (`Bearer`, `Basic`: first letter upper case), so that the common spelling
  * hashes as it did before this reading, and entries stored for it still apply. The credentials
  * are kept as sent (a token68 is case-sensitive); a Bearer or Basic one with a space or a comma in
- * it is none, as is a value with `Bearer ` past its start. Every other header is kept as sent.
+ * it is none, as is a value with `Bearer ` past its start or with a control or non-ASCII character.
+ * Every other header is kept as sent.
  *
  * @example
  * headerValue("authorization", "BEARER  abc"); // "Bearer abc"
@@ -68,6 +69,9 @@ export function asKeyValue(source: KeySource, raw: string): string {
 function headerValue(name: string, value: string | null): string | undefined {
   if (!value) return undefined;
   if (name !== "authorization") return value;
+  // No credential holds a control or non-ASCII character, and Python's split() reads \v, \f or
+  // U+00A0 as a space: `Bearer\vabc` is `abc` to a Django origin.
+  if (NOT_VISIBLE_ASCII.test(value)) return undefined;
   // Laravel's bearerToken() reads what follows the last `Bearer `, wherever it is, so a value with
   // one past its start is read there by some origins and from its start by others.
   if (LATER_BEARER.test(value)) return undefined;
@@ -86,6 +90,8 @@ function headerValue(name: string, value: string | null): string | undefined {
 
 /** An auth-scheme (a token, RFC 9110 §11.1) and the spaces or tabs that end it (origins that split on whitespace read a tab as one). */
 const AUTH_SCHEME = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+)[ \t]+/;
+/** A character other than a space, a tab or visible ASCII. */
+const NOT_VISIBLE_ASCII = /[^\t\x20-\x7e]/;
 /** `Bearer ` anywhere but at the start, in any case. */
 const LATER_BEARER = /.bearer /i;
 const SPACE_OR_COMMA = /[\s,]/;
@@ -162,8 +168,8 @@ function readQuery(url: string | undefined, name: string): string | undefined {
   } catch {
     return undefined;
   }
-  const php = phpName(name);
-  const names = (given: string) => given === name || phpName(given) === php;
+  const php = phpNames(name);
+  const names = (given: string) => given === name || phpNames(given).some((form) => php.includes(form));
   const found: string[] = [];
   query.searchParams.forEach((value, given) => {
     if (names(given)) found.push(value);
@@ -195,26 +201,32 @@ function pieceName(piece: string): string {
 
 /**
  * A query parameter's name as PHP registers it (main/php_variables.c): up to a NUL (PHP reads it
- * as a C string), leading spaces dropped, `.` and spaces before any `[` as `_`; an array
- * (`api_key[]`, `api_key[0]`) under its base name, and a `[` that no `]` closes as `_`, with what
- * follows it left as is.
+ * as a C string), leading spaces dropped, `.` and spaces before any `[` as `_`, an array
+ * (`api_key[]`, `api_key[0]`) under its base name, and a `[` that no `]` closes as `_`. What
+ * follows that `[` is kept by PHP 7 and mangled as well by PHP 8 (bug #78236): both are given.
  *
  * @example
- * phpName(" api.key"); // "api_key"
- * phpName("api[key.x"); // "api_key.x"
- * phpName("api_key[0]"); // "api_key"
+ * phpNames(" api.key"); // ["api_key", "api_key"]
+ * phpNames("x[api.key"); // ["x_api.key", "x_api_key"]
+ * phpNames("api_key[0]"); // ["api_key", "api_key"]
  */
-function phpName(name: string): string {
+function phpNames(name: string): [string, string] {
   const nul = name.indexOf("\0");
   const trimmed = (nul < 0 ? name : name.slice(0, nul)).replace(LEADING_SPACES, "");
   const open = trimmed.indexOf("[");
-  if (open < 0) return trimmed.replace(PHP_MANGLED, "_");
+  if (open < 0) {
+    const mangled = trimmed.replace(PHP_MANGLED, "_");
+    return [mangled, mangled];
+  }
   const head = trimmed.slice(0, open).replace(PHP_MANGLED, "_");
-  return trimmed.indexOf("]", open) > 0 ? head : `${head}_${trimmed.slice(open + 1)}`;
+  if (trimmed.indexOf("]", open) > 0) return [head, head];
+  const rest = trimmed.slice(open + 1);
+  return [`${head}_${rest}`, `${head}_${rest.replace(PHP8_MANGLED, "_")}`];
 }
 
 const LEADING_SPACES = /^ +/;
 const PHP_MANGLED = /[. ]/g;
+const PHP8_MANGLED = /[. []/g;
 const PLUSES = /\+/g;
 
 function readAsn(asn: number | undefined): string | undefined {
