@@ -68,6 +68,7 @@ describe("parsePattern", () => {
     ["example.com/100%", "the path has a % that starts no escape of UTF-8 text (write a literal % as %25)"],
     ["example.com/caf%C3*", "the path has a % that starts no escape of UTF-8 text (write a literal % as %25)"],
     ["example.com/docs#intro", "route patterns do not match fragments (write a # of the path as %23)"],
+    ["example.com/login;v=1", "a ; starts a segment's parameters, which requests are matched without (write a literal ; of the path as %3B)"],
   ])("Should explain why %s is not a pattern", (pattern, reason) => expect(parsePattern(pattern)).toBe(reason));
 });
 
@@ -186,7 +187,14 @@ describe("normalizeForMatch", () => {
     // Tomcat drops `;…` before decoding, so a `%2F` inside a parameter goes with it: `/login` there.
     expect(() => pick(["example.com/*", "example.com/login"], "https://example.com/a/..;x%2Fb/login")).toThrow("a `;` parameter");
     expect(pick(patterns, "https://example.com/static/.;x/a")).toBe("example.com/static/*");
-    expect(pick(["example.com/*", "example.com/login"], "https://example.com/login;jsessionid=1")).toBe("example.com/*");
+  });
+
+  it("Should match a path without its segments' `;parameters`, as Tomcat, Jetty and Spring serve it", () => {
+    expect(pick(["example.com/*", "example.com/login"], "https://example.com/login;jsessionid=1")).toBe("example.com/login");
+    expect(pick(["example.com/*", "example.com/login"], "https://example.com/login/;jsessionid=1")).toBe("example.com/login");
+    expect(pick(["example.com/*", "example.com/api/*"], "https://example.com/api;v=1/users")).toBe("example.com/api/*");
+    // A `%3B` is no separator there: it stays in the segment.
+    expect(pick(["example.com/*", "example.com/login"], "https://example.com/login%3Bx")).toBe("example.com/*");
   });
 
   it("Should route such a path as usual when both readings pick the same route", () => {

@@ -19,13 +19,17 @@ export interface MatchTarget {
   scheme: "http" | "https";
   /** Lowercase, without port or trailing dot. */
   host: string;
-  /** Decoded once, slashes unified, dot segments resolved, lowercase. Never has a query. */
+  /**
+   * Without its segments' `;parameters` (as sent, before decoding, as Tomcat, Jetty and Spring
+   * drop them: `/login;jsessionid=1` is `/login` there), decoded once, slashes unified, dot
+   * segments resolved, lowercase. Never has a query.
+   */
   path: string;
   /**
-   * Only where decoding, or dropping a segment's `;parameters`, makes a dot segment: the path as
-   * other origins read it. Most routers keep `%2F` inside one segment, so the dot segments that
-   * decoding made stay names; Tomcat, Jetty and Spring drop each segment's `;…` before resolving
-   * dot segments, so `/a/..;/b` is `/b` there.
+   * Only where a dot segment is in play: the path as other origins read it. nginx keeps `;…`;
+   * most routers also keep `%2F` inside one segment, so the dot segments that decoding made stay
+   * names. Where `/a/..;/b` or `/a/x%2F..%2F..%2Fb` meet another route under these, no one route
+   * is the request's.
    */
   otherPaths?: string[];
 }
@@ -42,27 +46,24 @@ const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
  * Normalizes a request URL for matching (not for forwarding: the origin gets the URL as sent).
  *
  * @example
- * normalizeForMatch(new URL("https://API.example.com.:8443/v1/%2E%2E/Login%2Fx"));
+ * normalizeForMatch(new URL("https://API.example.com.:8443/v1/%2E%2E/Login%2Fx;v=2"));
  * // { scheme: "https", host: "api.example.com", path: "/login/x" }
  */
 export function normalizeForMatch(url: URL): MatchTarget {
-  const decoded = decodePath(url.pathname);
+  const { pathname } = url;
+  const withParameters = pathname.includes(";");
+  // Tomcat drops the parameters from the path as sent, before decoding: a `%2F` inside one goes
+  // with it, and a `%3B` separates nothing.
+  const decoded = decodePath(withParameters ? pathname.replace(SEGMENT_PARAMETERS, "") : pathname);
   const target: MatchTarget = {
     scheme: url.protocol === "http:" ? "http" : "https",
     host: url.hostname.toLowerCase().replace(TRAILING_DOTS, ""),
     path: resolveSegments(decoded),
   };
   // The URL parser has resolved every dot segment the client wrote, `%2E` ones too (WHATWG URL,
-  // "path state"), so one here was made by decoding a `%2F` or `%5C`.
-  const others: string[] = [];
-  if (DOT_SEGMENT.test(decoded)) others.push(resolveSegments(decoded, true));
-  // Tomcat drops the parameters from the path as sent, before decoding: a `%2F` inside one goes
-  // with it, and a `%3B` separates nothing.
-  if (url.pathname.includes(";")) {
-    const bare = decodePath(url.pathname.replace(SEGMENT_PARAMETERS, ""));
-    if (DOT_SEGMENT.test(bare)) others.push(resolveSegments(bare));
-  }
-  if (others.length > 0) target.otherPaths = others;
+  // "path state"), so one here was made by decoding a `%2F` or `%5C`, or by dropping a `;…`.
+  const kept = withParameters ? decodePath(pathname) : decoded;
+  if (DOT_SEGMENT.test(decoded) || DOT_SEGMENT.test(kept)) target.otherPaths = [resolveSegments(kept), resolveSegments(kept, true)];
   return target;
 }
 

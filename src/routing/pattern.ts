@@ -76,6 +76,8 @@ export function parsePattern(source: string): Pattern | string {
   if (path.includes("?")) return "route patterns do not match query strings";
   if (path.includes("#")) return "route patterns do not match fragments (write a # of the path as %23)";
   if (path.includes("*")) return "a * may only close the path";
+  // Requests are matched without their segments' parameters (normalize.ts), so none meets one.
+  if (path.includes(";")) return "a ; starts a segment's parameters, which requests are matched without (write a literal ; of the path as %3B)";
   // A request's path is decoded once before matching (normalize.ts), so the pattern's is too.
   if (!decodes(path)) return "the path has a % that starts no escape of UTF-8 text (write a literal % as %25)";
   path = decodePath(path);

@@ -98,6 +98,7 @@ describe("path and host tricks", () => {
     "https://example.com/login%2F",
     "https://example.com//login//",
     "https://example.com/login/%2e",
+    "https://example.com/login;jsessionid=1",
   ])("Should count %s on an exact /login route, not on the lenient default", async (url) => {
     const t = testApp({ RATE_LIMIT: "1000/60s", ROUTES: JSON.stringify([{ pattern: "example.com/login", name: "login", rules: "1/60s" }]) });
     const ip = uniqueIpv4();
