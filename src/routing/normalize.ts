@@ -68,17 +68,6 @@ export function normalizeForMatch(url: URL): MatchTarget {
 }
 
 /**
- * A URL path as the matcher reads it: decoded once, `\` and `%2F` as `/`, empty and dot segments
- * resolved, lowercase; a trailing slash kept.
- *
- * @example
- * normalizePath("/V1/%2E%2E//Login/"); // → "/login/"
- */
-export function normalizePath(pathname: string): string {
-  return resolveSegments(decodePath(pathname));
-}
-
-/**
  * A decoded path (`decodePath`) with empty and dot segments resolved, or with dot segments kept
  * as names (`keepDots`); a trailing slash kept.
  */
