@@ -62,8 +62,11 @@ export function normalizeForMatch(url: URL): MatchTarget {
   };
   // The URL parser has resolved every dot segment the client wrote, `%2E` ones too (WHATWG URL,
   // "path state"), so one here was made by decoding a `%2F` or `%5C`, or by dropping a `;…`.
+  // Without a `;` nginx's reading is the path itself; with one, it keeps the parameters.
   const kept = withParameters ? decodePath(pathname) : decoded;
-  if (DOT_SEGMENT.test(decoded) || DOT_SEGMENT.test(kept)) target.otherPaths = [resolveSegments(kept), resolveSegments(kept, true)];
+  if (DOT_SEGMENT.test(decoded) || DOT_SEGMENT.test(kept)) {
+    target.otherPaths = withParameters ? [resolveSegments(kept), resolveSegments(kept, true)] : [resolveSegments(kept, true)];
+  }
   return target;
 }
 
