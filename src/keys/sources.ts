@@ -168,35 +168,20 @@ function readQuery(url: string | undefined, name: string): string | undefined {
   } catch {
     return undefined;
   }
-  const php = phpNames(name);
-  const names = (given: string) => given === name || phpNames(given).some((form) => php.includes(form));
-  const found: string[] = [];
-  query.searchParams.forEach((value, given) => {
-    if (names(given)) found.push(value);
-  });
-  if (found.length !== 1 || !found[0]) return undefined;
-  if (
-    query.search.includes(";") &&
-    (found[0].includes(";") ||
-      query.search
-        .slice(1)
-        .split(/[&;]/)
-        .filter((piece) => names(pieceName(piece))).length > 1)
-  ) {
-    return undefined;
-  }
-  return found[0];
+  const value = onlyValue(query.searchParams, name);
+  if (value === undefined || !query.search.includes(";")) return value;
+  // Split at `;` too, read by the same parser: where that reading differs, origins disagree.
+  return onlyValue(new URLSearchParams(query.search.replace(SEMICOLONS, "&")), name) === value ? value : undefined;
 }
 
-/** The decoded name of one `name=value` piece of a query, `+` as a space. */
-function pieceName(piece: string): string {
-  const equals = piece.indexOf("=");
-  const raw = (equals < 0 ? piece : piece.slice(0, equals)).replace(PLUSES, " ");
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
+/** The one non-empty value of the parameter `name` or of a name PHP reads as it; none if given twice. */
+function onlyValue(params: URLSearchParams, name: string): string | undefined {
+  const php = phpNames(name);
+  const found: string[] = [];
+  params.forEach((value, given) => {
+    if (given === name || phpNames(given).some((form) => php.includes(form))) found.push(value);
+  });
+  return found.length === 1 && found[0] ? found[0] : undefined;
 }
 
 /**
@@ -227,7 +212,7 @@ function phpNames(name: string): [string, string] {
 const LEADING_SPACES = /^ +/;
 const PHP_MANGLED = /[. ]/g;
 const PHP8_MANGLED = /[. []/g;
-const PLUSES = /\+/g;
+const SEMICOLONS = /;/g;
 
 function readAsn(asn: number | undefined): string | undefined {
   return Number.isInteger(asn) && asn! > 0 ? String(asn) : undefined;
