@@ -75,7 +75,7 @@ try {
       const cpuUs = ((await cpuNs(pid)) - before) / 1000 / result.requests;
       if ((result.statuses["200"] ?? 0) !== result.requests)
         throw new Error(`${name} answered ${JSON.stringify(result.statuses)}; every request should be a 200`);
-      return { cpuUs, rps: result.rps };
+      return { cpuUs, rps: result.rps, p99: result.p99 };
     });
     const cpu = (name: string) => byName[name]!.map((r) => r.cpuUs);
     const rows = names.map((name) => {
@@ -86,11 +86,12 @@ try {
         num(median(us), 0),
         `${num(Math.min(...us), 0)}–${num(Math.max(...us), 0)}`,
         int(median(byName[name]!.map((r) => r.rps))),
+        byName[name]!.map((r) => num(r.p99, 0)).join(" "),
         name === "ratewall" ? "1" : `${ratio(pairedRatio(us, cpu("ratewall")))} (${num(low)}–${num(high)})`,
       ];
     });
     process.stdout.write(
-      `${table(["Worker", "workerd µs per request", "rounds' range", "req/s", "CPU / ratewall, median of paired rounds (range)"], rows)}\n\n` +
+      `${table(["Worker", "workerd µs per request", "rounds' range", "req/s", "p99 ms by round", "CPU / ratewall, median of paired rounds (range)"], rows)}\n\n` +
         `${rounds} interleaved rounds of ${seconds} s at c=${concurrency}, after 2,000 unrecorded requests each; esbuild bundles, analytics bound as in the bench.\n`,
     );
   } finally {
