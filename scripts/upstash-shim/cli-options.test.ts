@@ -33,6 +33,11 @@ describe("the shim CLI's options", () => {
     expect(() => parseCliOptions(argv, {})).toThrowError(new CliUsageError(message));
   });
 
+  it.each(["redis://admin:S3cr3t pass@db:6379", "redis//admin:S3cr3t@db:6379"])("Should refuse the invalid URL %j without printing its password", (url) => {
+    expect(() => parseCliOptions(["--redis-url", url, "--token", "t"], {})).toThrowError(/invalid URL/);
+    expect(() => parseCliOptions(["--redis-url", url, "--token", "t"], {})).not.toThrowError(/S3cr3t/);
+  });
+
   it("Should refuse unknown flags by name", () => {
     expect(() => parseCliOptions(["--prot", "1"], {})).toThrowError(/'--prot'/);
   });
