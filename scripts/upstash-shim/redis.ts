@@ -71,18 +71,31 @@ export function connectRedis(redisUrl: string, options: ConnectOptions = {}): Re
   const subscriber = () => new Redis(redisUrl, { ...NODE_OPTIONS, enableOfflineQueue: true, retryStrategy });
   if (options.cluster) return connectCluster(redisUrl, subscriber);
   const connection = new RedisConnection(redisUrl, { name: CONNECTION_NAME, retryDelayMs: retryStrategy });
+  // SCRIPT KILL and FUNCTION KILL must overtake the busy script they kill, which holds the shared
+  // connection until it ends: they go on a connection of their own, opened now (a busy Redis
+  // would refuse a new connection's handshake).
+  const control = new RedisConnection(redisUrl, { name: `${CONNECTION_NAME}-control`, retryDelayMs: retryStrategy });
+  const on = (command: Command) => (isKill(command) ? control : connection);
   // One synchronous loop: every command of a request is refused, or every one is written.
-  const run = (commands: Command[]) => Promise.all(commands.map((command) => connection.send(command)));
+  const run = (commands: Command[]) => Promise.all(commands.map((command) => on(command).send(command)));
   return {
-    ready: connection.ready,
+    ready: Promise.all([connection.ready, control.ready]).then(() => {}),
     majorVersion: () => connection.majorVersion,
     run,
     async transaction(commands) {
-      return execOutcome(await run(inMulti(commands)));
+      return execOutcome(await Promise.all(inMulti(commands).map((command) => connection.send(command))));
     },
     subscriber,
-    close: async () => connection.close(),
+    close: async () => {
+      connection.close();
+      control.close();
+    },
   };
+}
+
+/** SCRIPT KILL or FUNCTION KILL: stops the script that keeps the shared connection busy. */
+function isKill(command: Command): boolean {
+  return (command.name === "SCRIPT" || command.name === "FUNCTION") && String(command.args[0] ?? "").toUpperCase() === "KILL";
 }
 
 /** A transaction's commands as sent: MULTI, the commands, EXEC (§8). */
