@@ -213,10 +213,17 @@ function routeParam(runtime: Runtime, query: URLSearchParams): CompiledRoute | R
   return problemJson(404, `Unknown route ${JSON.stringify(name.slice(0, 200))} (routes: ${names}).`);
 }
 
-async function clientParam(runtime: Runtime, query: URLSearchParams, keyPrefix?: string, asRead?: (raw: string) => string): Promise<string | Response> {
+/**
+ * The client a request names. `key=` is read as `asRead` says, by default as a header's value is
+ * (an Authorization credential with its scheme in any case and spacing, `asKeyValue`): deny, allow
+ * and tier name no route, and an entry for `bearer abc` must meet the requests that send it.
+ */
+async function clientParam(runtime: Runtime, query: URLSearchParams, keyPrefix?: string, asRead = asHeaderValue): Promise<string | Response> {
   const param = await readClientParam(query, runtime.settings.ipv6Subnet, keyPrefix, asRead);
   return "error" in param ? problemJson(400, param.error) : param.client;
 }
+
+const asHeaderValue = (raw: string) => asKeyValue({ kind: "header", name: "authorization" }, raw);
 
 /**
  * The route and client of a status or reset request, or the answer that refuses it. On a

@@ -81,3 +81,14 @@ describe("the admin API names a client as the logs do", () => {
     expect((await t.admin("status?client=key:not-a-hash&route=hk")).status).toBe(400);
   });
 });
+
+describe("deny, allow and tier read key= as status does", () => {
+  it("Should deny an Authorization value given with its scheme in another case, as status names it", async () => {
+    const t = keyedApp();
+    const token = uniquePrefix();
+    const shown = (await (await t.admin(`status?key=${encodeURIComponent(`bearer ${token}`)}&route=auth`)).json()) as { client: string };
+    const denied = (await (await t.admin(`deny?key=${encodeURIComponent(`bearer ${token}`)}`, "POST")).json()) as { client: string };
+    expect(denied.client).toBe(shown.client);
+    expect((await t.get("/auth/x", uniqueIpv4(), { authorization: `bearer ${token}` })).status).toBe(403);
+  });
+});
