@@ -27,6 +27,7 @@ import { retryAfterSeconds } from "../headers/rate-limit-headers.ts";
 import { identify } from "../keys/identify.ts";
 import { createLimiter } from "../limiter/create-limiter.ts";
 import type { Decision, Limiter } from "../limiter/types.ts";
+import { describeFailure } from "../middleware/rate-limit/log.ts";
 import { normalizeForMatch } from "../routing/normalize.ts";
 import type { Runtime, Runtimes } from "../middleware/rate-limit/runtime.ts";
 import { ENDPOINTS } from "./endpoints.ts";
@@ -73,7 +74,10 @@ export function adminApi(runtimes: Runtimes): MiddlewareHandler {
     const locked = await lockedOut(runtime, guard, c.req.raw.headers, sameToken(bearerToken(c.req.header("authorization")) ?? "", token));
     if (locked) return locked;
 
-    const methods = ENDPOINTS[path.slice(ADMIN_PREFIX.length)];
+    const name = path.slice(ADMIN_PREFIX.length);
+    // Own names only: `__proto__` and `constructor` are no endpoints. (A method is one HTTP's
+    // parsers know, GET to PATCH, so the lookup by method below needs no such care.)
+    const methods = Object.hasOwn(ENDPOINTS, name) ? ENDPOINTS[name] : undefined;
     if (!methods)
       return problemJson(
         404,
@@ -96,7 +100,7 @@ export function adminApi(runtimes: Runtimes): MiddlewareHandler {
         runtime.log({ level: "error", event: "internal-error", route: "admin", cause: String((error as Error)?.message ?? error) });
         return problemJson(500, "Unexpected error; see the Worker's logs.");
       }
-      runtime.log({ level: "error", event: "redis-failure", route: "admin", kind: error.kind, cause: error.message });
+      logRedisFailure(runtime, error);
       // A list entry is written to several keys (a copy per multi-key route): some may have been
       // written, so a write's answer says to retry, which converges, rather than that nothing changed.
       return problemJson(
@@ -125,7 +129,9 @@ async function lockedOut(runtime: Runtime, guard: Limiter, headers: Headers, aut
   let decision: Decision | undefined;
   try {
     decision = authorized ? await guard.status(request) : await guard.limit(request);
-  } catch {
+  } catch (error) {
+    // Counted or not, the failure is Redis's: logged as every admin call's is (README, "Logs").
+    logRedisFailure(runtime, error);
     decision = undefined;
   }
   if (decision && !decision.allowed) {
@@ -139,4 +145,9 @@ async function lockedOut(runtime: Runtime, guard: Limiter, headers: Headers, aut
 
 function tooManyFailures(seconds: number): Response {
   return problemJson(429, `Too many failed attempts from this address; retry after ${seconds} s.`, [["Retry-After", String(seconds)]]);
+}
+
+/** One `redis-failure` line per failed admin call, the guard's included (README, "Logs"). */
+function logRedisFailure(runtime: Runtime, error: unknown): void {
+  runtime.log({ level: "error", event: "redis-failure", route: "admin", ...describeFailure(error) });
 }

@@ -156,6 +156,9 @@ describe("the admin API: status", () => {
     expect(wrongMethod.headers.get("allow")).toBe("POST");
     expect((await t.admin("deny?client=192.0.2.7", { method: "PUT" })).headers.get("allow")).toBe("POST, DELETE");
     expect((await t.admin("stats")).status).toBe(404);
+    // Names every object has are no endpoints either.
+    expect((await t.admin("__proto__")).status).toBe(404);
+    expect((await t.admin("constructor")).status).toBe(404);
   });
 
   it("Should answer HEAD wherever it answers GET, as RFC 9110 §9.3.2 asks, and list HEAD in Allow", async () => {
@@ -198,6 +201,15 @@ describe("the admin API: failures", () => {
     ]);
     failure.error = undefined;
     expect((await t.admin(`status?client=${ip}`)).status).toBe(200);
+  });
+});
+
+describe("the admin API: failed-token guard", () => {
+  it("Should log the guard's Redis failure, one line per failed call, while it still answers a wrong token 401", async () => {
+    const t = adminApp({}, { redisFetch: () => Promise.reject(new TypeError("connect ECONNREFUSED 127.0.0.1:1")) });
+    const wrong = await t.admin("config", { headers: { authorization: "Bearer not-the-token" } });
+    expect(wrong.status).toBe(401);
+    expect(t.logs.filter(({ event }) => event === "redis-failure")).toEqual([expect.objectContaining({ kind: "network", route: "admin" })]);
   });
 });
 
