@@ -98,8 +98,7 @@ let shim: ChildProcess | undefined;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "ratewall-pack-"));
   const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", dir], { cwd: repoRoot, maxBuffer: 16 << 20 });
-  // npm prints the prepack build's output before the JSON.
-  const [tarball] = JSON.parse(stdout.slice(stdout.indexOf("\n[") + 1)) as Array<{ filename: string; files: PackedFile[] }>;
+  const [tarball] = JSON.parse(stdout) as Array<{ filename: string; files: PackedFile[] }>;
   packed = tarball!.files;
   app = join(dir, "app");
   await mkdir(join(app, "src"), { recursive: true });
@@ -189,5 +188,15 @@ describe("the npm package, installed into a Hono app outside the repository", ()
   it("Should install ratewall-admin, which prints its usage", async () => {
     const { stdout } = await run(join(app, "node_modules/.bin/ratewall-admin"), ["--help"]);
     expect(stdout).toMatch(/^Usage: ratewall-admin <command>/);
+  }, 30_000);
+  it("Should load every export with require(), as a CommonJS project (npm init's default) does", async () => {
+    const exported = Object.keys((JSON.parse(await readFile(fromRoot("package.json"), "utf8")) as { exports: Record<string, unknown> }).exports);
+    const names = exported.filter((path) => path !== "./package.json").map((path) => path.replace(/^\./, "ratewall"));
+    const script = `for (const name of ${JSON.stringify(names)}) { try { require(name); console.log(name, "loaded"); } catch (error) { console.log(name, error.code); } }`;
+    const { stdout } = await run(process.execPath, ["-e", script], { cwd: app });
+    // Node loads ES modules with require() from 20.19 on; before, it says so (ERR_REQUIRE_ESM)
+    // rather than that the package exports no such path.
+    const expected = (process.features as { require_module?: boolean }).require_module ? "loaded" : "ERR_REQUIRE_ESM";
+    expect(stdout.trim().split("\n")).toEqual(names.map((name) => `${name} ${expected}`));
   }, 30_000);
 });
