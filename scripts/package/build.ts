@@ -36,4 +36,5 @@ for (const file of outputs.flatMap(files).filter((path) => /\.(js|d\.ts)$/.test(
   count++;
 }
 for (const bin of bins) chmodSync(join(root, bin), 0o755);
-console.log(`package build: ${count} files in dist/src and dist/scripts`);
+// On stderr: `npm pack --json` prints the prepack script's stdout ahead of its JSON.
+console.error(`package build: ${count} files in dist/src and dist/scripts`);
