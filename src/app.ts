@@ -3,7 +3,11 @@
  * API (src/admin, on only with `ADMIN_TOKEN`), the rate-limit middleware and the origin forwarder, and maps internal errors to answers in one
  * `app.onError` (envoy's single handling point).
  */
-import { Hono } from "hono";
+// The preset with PatternRouter alone: the app registers two middlewares and one catch-all
+// handler, so the default preset's SmartRouter (RegExpRouter and TrieRouter) would only add
+// 5.9 KB minified, 2.4 KB gzipped, to every cold start. hono.dev/api/presets: "The Hono class
+// imported from all presets is the same, the only difference being the router."
+import { Hono } from "hono/tiny";
 import { HTTPException } from "hono/http-exception";
 import { problemResponse } from "./answers.ts";
 import { ConfigError, OriginError } from "./errors.ts";
