@@ -50,7 +50,10 @@ export function secondsLeft(block: Block, now: number): number {
  * blocks.set(blockKey(scope, client), blockFor(decision, now));
  */
 export function blockFor(decision: Decision, now: number): Block {
-  const until = decision.retryAt ?? now + retryAfterSeconds(decision, now) * 1000;
+  // A deny without a TTL lasts until an operator lifts it, and so does its block, re-checked every
+  // BLOCK_RECHECK_MS like any other: `retryAfterSeconds` would end it after its 1 s floor, and each
+  // request after that would ask Redis and log a new block.
+  const until = decision.retryAt ?? (decision.reason === "deny-list" ? Number.POSITIVE_INFINITY : now + retryAfterSeconds(decision, now) * 1000);
   return { until, recheckAt: Math.min(until, now + BLOCK_RECHECK_MS), decision };
 }
 

@@ -408,6 +408,26 @@ describe("the admin API: dynamic lists", () => {
     expect(t.logs.filter((entry) => entry.event === "denied")).toEqual([expect.objectContaining({ client: ip })]);
   });
 
+  it("Should keep a client denied without a TTL in the block cache, logging one denied line, until a re-check", async () => {
+    const t = adminApp();
+    const ip = uniqueIpv4();
+    expect((await t.admin(`deny?client=${ip}`, { method: "POST" })).status).toBe(200);
+    const calls = t.counter.redisCalls;
+    const statuses = [];
+    for (let i = 0; i < 6; i++) {
+      statuses.push((await t.get("/", ip)).status);
+      t.clock.now += 1_500;
+    }
+    expect(statuses).toEqual(Array(6).fill(403));
+    // One decision, then from memory until the 10 s re-check (at 10.5 s: one more call).
+    expect(t.counter.redisCalls - calls).toBeLessThanOrEqual(2);
+    for (let i = 0; i < 4; i++) {
+      expect((await t.get("/", ip)).status).toBe(403);
+      t.clock.now += 1_500;
+    }
+    expect(t.logs.filter((entry) => entry.event === "denied")).toEqual([expect.objectContaining({ client: ip, rule: "" })]);
+  });
+
   it("Should forward an allowed client uncounted, and end both entries on DELETE", async () => {
     const t = adminApp({ RATE_LIMIT: "1/1m" });
     const ip = uniqueIpv4();
