@@ -214,16 +214,36 @@ function routeParam(runtime: Runtime, query: URLSearchParams): CompiledRoute | R
 }
 
 /**
- * The client a request names. `key=` is read as `asRead` says, by default as a header's value is
- * (an Authorization credential with its scheme in any case and spacing, `asKeyValue`): deny, allow
- * and tier name no route, and an entry for `bearer abc` must meet the requests that send it.
+ * The client a request names. `key=` is read as `asRead` says; deny, allow and tier name no
+ * route, so by default as the routes' header keys read it: an Authorization credential with its
+ * scheme in any case and spacing (`asKeyValue`), any other header as sent. When those readings
+ * differ for the value given, no one client is meant: a 400 asks for the client as the logs print it.
  */
-async function clientParam(runtime: Runtime, query: URLSearchParams, keyPrefix?: string, asRead = asHeaderValue): Promise<string | Response> {
-  const param = await readClientParam(query, runtime.settings.ipv6Subnet, keyPrefix, asRead);
+async function clientParam(runtime: Runtime, query: URLSearchParams, keyPrefix?: string, asRead?: (raw: string) => string): Promise<string | Response> {
+  let ambiguous = false;
+  const read =
+    asRead ??
+    ((raw: string) => {
+      const readings = new Set(headerSources(runtime).map((source) => asKeyValue(source, raw)));
+      ambiguous = readings.size > 1;
+      return readings.size === 1 ? [...readings][0]! : raw;
+    });
+  const param = await readClientParam(query, runtime.settings.ipv6Subnet, keyPrefix, read);
+  if (ambiguous)
+    return problemJson(
+      400,
+      'This key is read differently by routes keyed by Authorization and by other headers; give "client" as the logs print it (key:<hash>), or ask status with the route for it.',
+    );
   return "error" in param ? problemJson(400, param.error) : param.client;
 }
 
-const asHeaderValue = (raw: string) => asKeyValue({ kind: "header", name: "authorization" }, raw);
+/** Every header key source of the routes (their own key and their rules'), Authorization or another. */
+function headerSources(runtime: Runtime): Array<{ kind: "header"; name: string }> {
+  const sources = [...runtime.routesByName.values()].flatMap((route) => [route.identify.key, ...(route.perRule?.sources.map((options) => options.key) ?? [])]);
+  const headers = sources.filter((source): source is { kind: "header"; name: string } => source.kind === "header");
+  // One reading per kind: Authorization's, and the as-sent reading every other header shares.
+  return [...new Map(headers.map((source) => [source.name === "authorization" ? "authorization" : "other", source])).values()];
+}
 
 /**
  * The route and client of a status or reset request, or the answer that refuses it. On a

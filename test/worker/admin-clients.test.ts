@@ -82,13 +82,45 @@ describe("the admin API names a client as the logs do", () => {
   });
 });
 
-describe("deny, allow and tier read key= as status does", () => {
-  it("Should deny an Authorization value given with its scheme in another case, as status names it", async () => {
-    const t = keyedApp();
+describe("deny, allow and tier read key= as the routes' header keys do", () => {
+  it("Should deny an Authorization value given with its scheme in another case, where Authorization is the header key", async () => {
+    const t = testApp({ ADMIN_TOKEN, ROUTES: [{ pattern: "*/auth/*", name: "auth", key: "header:authorization", rules: "2/1m" }] });
+    const admin = (path: string, method = "GET") => t.request(`/__ratewall/${path}`, { method, ip: "192.0.2.1", headers: bearer });
     const token = uniquePrefix();
-    const shown = (await (await t.admin(`status?key=${encodeURIComponent(`bearer ${token}`)}&route=auth`)).json()) as { client: string };
-    const denied = (await (await t.admin(`deny?key=${encodeURIComponent(`bearer ${token}`)}`, "POST")).json()) as { client: string };
+    const shown = (await (await admin(`status?key=${encodeURIComponent(`bearer ${token}`)}&route=auth`)).json()) as { client: string };
+    const denied = (await (await admin(`deny?key=${encodeURIComponent(`bearer ${token}`)}`, "POST")).json()) as { client: string };
     expect(denied.client).toBe(shown.client);
     expect((await t.get("/auth/x", uniqueIpv4(), { authorization: `bearer ${token}` })).status).toBe(403);
+  });
+
+  it("Should deny and tier another header's value as sent, spaces and case included", async () => {
+    const t = testApp({
+      ADMIN_TOKEN,
+      TIERS: { free: "1/1m", pro: "5/1m" },
+      ROUTES: [
+        { pattern: "*/hk/*", name: "hk", key: "header:x-api-key", rules: "100/1m" },
+        { pattern: "*/tk/*", name: "tk", key: "header:x-api-key", tiers: "free" },
+      ],
+    });
+    const admin = (path: string, method = "GET") => t.request(`/__ratewall/${path}`, { method, ip: "192.0.2.1", headers: bearer });
+    const denied = `acme corp ${uniquePrefix()}`;
+    expect((await admin(`deny?key=${encodeURIComponent(denied)}`, "POST")).status).toBe(200);
+    expect((await t.get("/hk/x", uniqueIpv4(), { "x-api-key": denied })).status).toBe(403);
+    const pro = `bearer ${uniquePrefix()}`;
+    expect((await admin(`tier?key=${encodeURIComponent(pro)}&tier=pro`, "POST")).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await t.get("/tk/x", uniqueIpv4(), { "x-api-key": pro })).status).toBe(200);
+  });
+
+  it("Should refuse a key= that Authorization and another header read as two clients, and take the client status names", async () => {
+    const t = keyedApp();
+    const token = uniquePrefix();
+    expect((await t.admin(`deny?key=${encodeURIComponent(`bearer ${token}`)}`, "POST")).status).toBe(400);
+    const shown = (await (await t.admin(`status?key=${encodeURIComponent(`bearer ${token}`)}&route=auth`)).json()) as { client: string };
+    expect((await t.admin(`deny?client=${shown.client}`, "POST")).status).toBe(200);
+    expect((await t.get("/auth/x", uniqueIpv4(), { authorization: `bearer ${token}` })).status).toBe(403);
+    // A value both read alike is one client: denied on every route that counts it.
+    const plain = `sk_${uniquePrefix()}`;
+    expect((await t.admin(`deny?key=${plain}`, "POST")).status).toBe(200);
+    expect((await t.get("/hk/x", uniqueIpv4(), { "x-api-key": plain })).status).toBe(403);
   });
 });
