@@ -33,9 +33,16 @@ describe("the shim CLI's options", () => {
     expect(() => parseCliOptions(argv, {})).toThrowError(new CliUsageError(message));
   });
 
-  it.each(["redis://admin:S3cr3t pass@db:6379", "redis//admin:S3cr3t@db:6379"])("Should refuse the invalid URL %j without printing its password", (url) => {
-    expect(() => parseCliOptions(["--redis-url", url, "--token", "t"], {})).toThrowError(/invalid URL/);
-    expect(() => parseCliOptions(["--redis-url", url, "--token", "t"], {})).not.toThrowError(/S3cr3t/);
+  it.each(["redis://admin:S3cr3t pass@db:6379", "redis//admin:S3cr3t@db:6379", "redis://admin:S3cr3t\r@db:6379", "redis://admin:S3cr3t\n@db:6379"])(
+    "Should refuse the invalid URL %j without printing its password",
+    (url) => {
+      expect(() => parseCliOptions(["--redis-url", url, "--token", "t"], {})).toThrowError(/invalid URL/);
+      expect(() => parseCliOptions(["--redis-url", url, "--token", "t"], {})).not.toThrowError(/S3cr3t/);
+    },
+  );
+
+  it("Should show what is wrong with an invalid URL, its credentials masked", () => {
+    expect(() => parseCliOptions(["--redis-url", "redis//admin:S3cr3t@db:6379", "--token", "t"], {})).toThrowError(/"redis\/\/\*\*\*@db:6379"/);
   });
 
   it("Should refuse unknown flags by name", () => {

@@ -62,8 +62,9 @@ export function parseCliOptions(argv: string[], env: Record<string, string | und
   }
   const redisUrl = values["redis-url"] ?? env.REDIS_URL ?? "redis://127.0.0.1:6379";
   if (!/^rediss?:\/\/[^\s]+$/.test(redisUrl)) {
-    // Whatever stands before the last "@" may be a password, even in a URL too broken to parse.
-    const shown = redisUrl.replace(/^((?:[a-z]+:)?\/\/)?.*@/i, "$1***@");
+    // Whatever stands before the last "@" may be a password, even in a URL too broken to parse,
+    // line breaks included (a CR from a password file); what precedes the first "//" is shown.
+    const shown = redisUrl.replace(/^([^/@]*\/\/)?[\s\S]*@/, "$1***@");
     throw new CliUsageError(`--redis-url: invalid URL "${shown}" (expected redis://host:port or rediss://…)`);
   }
   return {
