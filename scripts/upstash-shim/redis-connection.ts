@@ -72,6 +72,11 @@ export class RedisConnection {
     this.#connect();
   }
 
+  /** Whether {@link send} writes now (rather than refusing at once). */
+  get isReady(): boolean {
+    return this.#status === "ready";
+  }
+
   /** Runs one command; see the class for what the promise settles with. */
   send(command: Command): Promise<Reply> {
     if (this.#status !== "ready") {

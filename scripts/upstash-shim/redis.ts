@@ -73,9 +73,11 @@ export function connectRedis(redisUrl: string, options: ConnectOptions = {}): Re
   const connection = new RedisConnection(redisUrl, { name: CONNECTION_NAME, retryDelayMs: retryStrategy });
   // SCRIPT KILL and FUNCTION KILL must overtake the busy script they kill, which holds the shared
   // connection until it ends: they go on a connection of their own, opened now (a busy Redis
-  // would refuse a new connection's handshake).
+  // answers a new connection's SELECT with BUSY).
   const control = new RedisConnection(redisUrl, { name: `${CONNECTION_NAME}-control`, retryDelayMs: retryStrategy });
-  const on = (command: Command) => (isKill(command) ? control : connection);
+  // Only while both are ready: a request's commands are then all written, or (the shared
+  // connection down) all refused; with the control connection down a kill goes as it always did.
+  const on = (command: Command) => (isKill(command) && control.isReady && connection.isReady ? control : connection);
   // One synchronous loop: every command of a request is refused, or every one is written.
   const run = (commands: Command[]) => Promise.all(commands.map((command) => on(command).send(command)));
   return {

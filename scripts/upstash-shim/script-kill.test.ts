@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
 import { startRedisServer } from "../local/redis-server.ts";
 import { startShim, type Shim } from "./index.ts";
 
@@ -28,5 +29,37 @@ describe("a runaway script", () => {
     expect(kill).toEqual({ status: 200, body: '{"result":"OK"}' });
     expect((await runaway).body).toMatch(/Script killed by user/);
     expect(await post('["PING"]')).toEqual({ status: 200, body: '{"result":"PONG"}' });
+  }, 15_000);
+});
+
+describe("a kill while the control connection is down", () => {
+  it("Should write every command of a pipeline or none: a kill then goes on the shared connection", async () => {
+    const own = await startShim({ redisUrl: redis.url, token: "good", port: 0 });
+    const direct = new Redis(redis.url);
+    const maxclients = (await direct.config("GET", "maxclients")) as string[];
+    try {
+      // Keeps the control connection out: room for the clients there are, then it is dropped.
+      const list = (await direct.client("LIST")) as string;
+      await direct.config("SET", "maxclients", String(list.trim().split("\n").length - 1));
+      // This shim's: the newest control connection (the first test's shim has one too).
+      const control = [...list.matchAll(/^id=(\d+) .*name=ratewall-upstash-shim-control /gm)].at(-1)![1]!;
+      await direct.client("KILL", "ID", control);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const send = async (path: string, body: unknown) => {
+        const res = await fetch(`${own.url}${path}`, { method: "POST", body: JSON.stringify(body), headers: H });
+        return { status: res.status, body: await res.text() };
+      };
+      const answer = await send("/pipeline", [
+        ["SET", "kill:n", "1"],
+        ["INCR", "kill:n"],
+        ["SCRIPT", "KILL"],
+      ]);
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.body)).toEqual([{ result: "OK" }, { result: 2 }, { error: expect.stringMatching(/^NOTBUSY/) }]);
+    } finally {
+      await direct.config("SET", "maxclients", String(maxclients[1]));
+      direct.disconnect();
+      await own.close();
+    }
   }, 15_000);
 });
