@@ -42,13 +42,11 @@ export async function buildWorker(outdir: string, project = root): Promise<Worke
   const env = { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" };
   await run(process.execPath, [wrangler, "deploy", "--dry-run", "--outdir", outdir], { cwd: project, env, maxBuffer: 16 << 20 });
   const paths = (await readdir(outdir, { recursive: true })).filter((path) => /\.(m?js|wasm)$/.test(path)).sort();
-  const files = await Promise.all(
-    paths.map(async (path) => {
-      const bytes = await readFile(join(outdir, path));
-      return { path, bytes: bytes.length, gzipBytes: gzipSync(bytes, { level: 9 }).length };
-    }),
-  );
-  return { files, bytes: sum(files.map((file) => file.bytes)), gzipBytes: sum(files.map((file) => file.gzipBytes)) };
+  const contents = await Promise.all(paths.map((path) => readFile(join(outdir, path))));
+  const files = paths.map((path, i) => ({ path, bytes: contents[i]!.length, gzipBytes: gzipSync(contents[i]!).length }));
+  // The total as wrangler's "Total Upload" figure has it: the modules together, gzipped at zlib's
+  // default level (wrangler's getSize), which is the figure the README's budget speaks of.
+  return { files, bytes: sum(files.map((file) => file.bytes)), gzipBytes: gzipSync(Buffer.concat(contents)).length };
 }
 
 function sum(values: number[]): number {
