@@ -18,6 +18,7 @@ import { startShim } from "./upstash-shim/index.ts";
 import { localAdminToken } from "./local/admin-token.ts";
 import { startOrigin } from "./local/origin.ts";
 import { freePort, RedisServerMissingError, startRedisServer } from "./local/redis-server.ts";
+import { stackUrls } from "./local/stack-urls.ts";
 import { checkWorkerVars, secretsEnvFile, workerVarArgs, workerVars, wranglerFileVars } from "./local/worker-vars.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -44,29 +45,33 @@ async function main() {
   // SIGHUP: the terminal closed (an ssh session dropped); left running, the stack would forward
   // every request unlimited once the shim is gone.
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void stop(0));
+  // The reader of our output went away (`npm start | head`, a pager quit): an unhandled EPIPE would
+  // end this process at once, leaving redis-server, wrangler and the secrets file behind.
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => void stop(1));
 
   try {
     // First: a port, a token or a variable the Worker would refuse must stop us before anything
     // starts (else it would say it is ready, then answer every request 500).
     const port = workerPort();
+    const named = stackUrls(process.env);
     const admin = localAdminToken(process.env);
     const stackToken = randomBytes(16).toString("hex");
     // What the stack will set, with stand-ins for the URLs of what is not started yet.
     const planned = {
       UPSTASH_REDIS_REST_URL: "http://127.0.0.1:1",
       UPSTASH_REDIS_REST_TOKEN: stackToken,
-      ORIGIN_URL: process.env.ORIGIN_URL || "http://127.0.0.1:1",
+      ORIGIN_URL: named.originUrl ?? "http://127.0.0.1:1",
       ADMIN_TOKEN: admin.token,
     };
     checkWorkerVars(workerVars(process.env, planned), wranglerFileVars(ROOT));
-    const redis = process.env.RATEWALL_REDIS_URL ? undefined : await startRedisServer();
+    const redis = named.redisUrl ? undefined : await startRedisServer();
     if (redis) stops.push(redis.stop);
-    const redisUrl = process.env.RATEWALL_REDIS_URL ?? redis!.url;
+    const redisUrl = named.redisUrl ?? redis!.url;
     const shim = await startShim({ redisUrl, token: stackToken, port: 0 });
     stops.push(shim.close);
-    const origin = process.env.ORIGIN_URL ? undefined : await startOrigin();
+    const origin = named.originUrl ? undefined : await startOrigin();
     if (origin) stops.push(origin.close);
-    const originUrl = process.env.ORIGIN_URL ?? origin!.url;
+    const originUrl = named.originUrl ?? origin!.url;
 
     // ADMIN_TOKEN as an override: a generated one is not in the environment, and a user's one is
     // passed even where VARIABLES does not list it yet.

@@ -60,13 +60,7 @@ export function parseCliOptions(argv: string[], env: Record<string, string | und
   if (token.trim() === "") {
     throw new CliUsageError("no token: pass --token <secret> or set UPSTASH_REDIS_REST_TOKEN (the shim never runs without one)");
   }
-  const redisUrl = values["redis-url"] ?? env.REDIS_URL ?? "redis://127.0.0.1:6379";
-  if (!/^rediss?:\/\/[^\s]+$/.test(redisUrl)) {
-    // Whatever stands before the last "@" may be a password, even in a URL too broken to parse,
-    // line breaks included (a CR from a password file); what precedes the first "//" is shown.
-    const shown = redisUrl.replace(/^([^/@]*\/\/)?[\s\S]*@/, "$1***@");
-    throw new CliUsageError(`--redis-url: invalid URL "${shown}" (expected redis://host:port or rediss://…)`);
-  }
+  const redisUrl = checkRedisUrl("--redis-url", values["redis-url"] ?? env.REDIS_URL ?? "redis://127.0.0.1:6379");
   return {
     port: integer("--port", values.port ?? "8079", 0, 65535),
     host: values.host ?? "127.0.0.1",
@@ -80,6 +74,21 @@ export function parseCliOptions(argv: string[], env: Record<string, string | und
 /** True for hosts that only this machine can reach. */
 export function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/**
+ * `url` when it is a `redis://` or `rediss://` URL; else a {@link CliUsageError} that names `name`
+ * and quotes the URL with whatever may be a password masked: everything before its last `@`, even
+ * in a URL too broken to parse, line breaks included (a CR from a password file), keeping what
+ * precedes the first `//` so that the user sees what is wrong.
+ *
+ * @example
+ * checkRedisUrl("--redis-url", "redis//admin:pw@db:6379"); // throws: --redis-url: invalid URL "redis//***@db:6379" …
+ */
+export function checkRedisUrl(name: string, url: string): string {
+  if (/^rediss?:\/\/[^\s]+$/.test(url)) return url;
+  const shown = url.replace(/^([^/@]*\/\/)?[\s\S]*@/, "$1***@");
+  throw new CliUsageError(`${name}: invalid URL "${shown}" (expected redis://host:port or rediss://…)`);
 }
 
 /** `redis://user:secret@h:1` → `redis://user:***@h:1`, for logs. */
