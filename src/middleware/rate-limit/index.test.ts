@@ -145,6 +145,23 @@ describe("rateLimit middleware", () => {
     expect(() => rateLimit({ blockCacheSize: -1 })).toThrow("blockCacheSize: expected an integer >= 1, got -1");
   });
 
+  it("Should refuse an unknown option or an option of the wrong type when created, not on each request", () => {
+    // What a JavaScript caller (or a cast) can pass; each would otherwise be a 500 per request, a
+    // silent fail-open on every decision, or every client in the shared unknown bucket.
+    const create = (options: unknown) => () => rateLimit(options as RateLimitOptions);
+    expect(create({ vars, clientAdress: () => "192.0.2.1" })).toThrow('rateLimit: unknown option "clientAdress"');
+    expect(create({ vars, clock: 5 })).toThrow("clock: expected a function, got 5");
+    expect(create({ vars, log: "console" })).toThrow('log: expected a function, got "console"');
+    expect(create({ vars, fetch: "x" })).toThrow('fetch: expected a function, got "x"');
+    expect(create({ vars, onEvent: {} })).toThrow("onEvent: expected a function, got {}");
+    expect(create({ vars, createLimiter: "x" })).toThrow('createLimiter: expected a function, got "x"');
+    expect(create({ vars, runner: {} })).toThrow("runner: expected an object with evalsha and eval methods, got {}");
+    expect(create({ vars: null })).toThrow("vars: expected an object of variables, got null");
+    expect(create({ vars: "RATE_LIMIT=5/1m" })).toThrow('vars: expected an object of variables, got "RATE_LIMIT=5/1m"');
+    expect(create(null)).toThrow("rateLimit: expected an options object, got null");
+    expect(create({ vars, clock: () => 0, log: () => {}, onEvent: () => {}, fetch: undefined })).not.toThrow();
+  });
+
   it("Should refuse a misspelled variable in its vars instead of running on the default it stands for", () => {
     // Typed callers get TypeScript's excess-property error; these are what a JavaScript caller sees.
     const misspelt = (extra: Record<string, unknown>) => () => rateLimit({ vars: { ...vars, ...extra } as never });

@@ -22,7 +22,7 @@ import { listVerdict } from "../../lists/verdict.ts";
 import type { Decision } from "../../limiter/types.ts";
 import { AmbiguousPathError } from "../../routing/match.ts";
 import { describeFailure, type LogEntry } from "./log.ts";
-import { createRuntimes, type CompiledRoute, type Runtime, type RuntimeOptions, type Runtimes } from "./runtime.ts";
+import { createRuntimes, RUNTIME_OPTIONS, type CompiledRoute, type Runtime, type RuntimeOptions, type Runtimes } from "./runtime.ts";
 
 /** What the middleware leaves in `c.var.rateLimit` for later handlers (the proxy reads `route`). */
 export interface RateLimitState {
@@ -59,6 +59,9 @@ export interface RateLimitOptions extends RuntimeOptions {
   clientAddress?: ClientAddress;
 }
 
+/** Every option `rateLimit()` takes. */
+const OPTIONS: ReadonlySet<string> = new Set<string>([...RUNTIME_OPTIONS, "clientAddress"]);
+
 type RateLimitMiddleware = MiddlewareHandler<{ Variables: { rateLimit?: RateLimitState } }>;
 
 /**
@@ -69,6 +72,10 @@ type RateLimitMiddleware = MiddlewareHandler<{ Variables: { rateLimit?: RateLimi
  * app.use("/api/*", rateLimit({ vars: { UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token, RATE_LIMIT: "100/60s" } }));
  */
 export function rateLimit(options: RateLimitOptions = {}): RateLimitMiddleware {
+  if (typeof options !== "object" || options === null) throw new TypeError(`rateLimit: expected an options object, got ${quote(options)}`);
+  // A misspelled option (`clientAdress`) would be ignored, and its default used.
+  const unknown = Object.keys(options).find((name) => !OPTIONS.has(name));
+  if (unknown !== undefined) throw new TypeError(`rateLimit: unknown option ${JSON.stringify(unknown)} (expected one of ${[...OPTIONS].join(", ")})`);
   const { clientAddress } = options;
   if (clientAddress !== undefined && typeof clientAddress !== "function") {
     throw new TypeError(`clientAddress: expected a function (c) => string | undefined, got ${quote(clientAddress)}`);

@@ -105,6 +105,20 @@ export type Runtimes = (env: unknown) => Runtime;
  */
 export function createRuntimes(options: RuntimeOptions): Runtimes {
   const { blockCacheSize } = options;
+  // Checked now: a wrong type would otherwise fail every request (clock, log), or every Redis
+  // call, which FAILURE_MODE=open turns into no limit at all (fetch, runner, createLimiter).
+  for (const name of FUNCTION_OPTIONS) {
+    const value = options[name];
+    if (value !== undefined && typeof value !== "function") throw new TypeError(`${name}: expected a function, got ${quote(value)}`);
+  }
+  const { runner, vars } = options;
+  if (runner !== undefined && (typeof runner?.evalsha !== "function" || typeof runner?.eval !== "function")) {
+    throw new TypeError(`runner: expected an object with evalsha and eval methods, got ${quote(runner)}`);
+  }
+  // `null` would otherwise read c.env instead, a string fail with a WeakMap's message.
+  if (vars !== undefined && (vars === null || typeof vars !== "object" || Array.isArray(vars))) {
+    throw new TypeError(`vars: expected an object of variables, got ${quote(vars)}`);
+  }
   // Checked here, not where the cache is built: without `vars` that is the first request.
   if (blockCacheSize !== undefined && !(Number.isInteger(blockCacheSize) && blockCacheSize >= 1)) {
     throw new RangeError(`blockCacheSize: expected an integer >= 1, got ${quote(blockCacheSize)}`);
@@ -122,6 +136,12 @@ export function createRuntimes(options: RuntimeOptions): Runtimes {
   const fixed = options.vars ? runtimeFor(settingsFor(options.vars)) : undefined;
   return (env) => fixed ?? runtimeFor(settingsFor((env as object | undefined) ?? NO_ENV));
 }
+
+/** The options that hold a function. */
+const FUNCTION_OPTIONS = ["fetch", "createLimiter", "clock", "log", "onEvent"] as const satisfies ReadonlyArray<keyof RuntimeOptions>;
+
+/** Every option {@link createRuntimes} reads. */
+export const RUNTIME_OPTIONS: ReadonlyArray<keyof RuntimeOptions> = ["vars", "runner", "blockCacheSize", ...FUNCTION_OPTIONS];
 
 /** Stands for a missing `c.env` (Hono outside Workers): settings then fail with a clear message. */
 const NO_ENV = Object.freeze({});
