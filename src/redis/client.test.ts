@@ -32,6 +32,9 @@ describe("createRedisRunner (workerd)", () => {
     expect(() => createRedisRunner({ ...options, timeoutMs: 0 })).toThrow("timeoutMs: expected an integer >= 1 (ms), got 0");
     expect(() => createRedisRunner({ ...options, timeoutMs: undefined as unknown as number })).toThrow("got undefined");
     expect(() => createRedisRunner({ ...options, url: "eu1-example.upstash.io" })).toThrow('url: expected an http(s) URL, got "eu1-example.upstash.io"');
+    // Missing or empty, every call would be a 401: no limit at all under FAILURE_MODE=open.
+    expect(() => createRedisRunner({ ...options, token: undefined as unknown as string })).toThrow("token: expected a non-empty string, got undefined");
+    expect(() => createRedisRunner({ ...options, token: " " })).toThrow("token: expected a non-empty string, got an empty one");
     // A header cannot carry it, and the runtime's own error would quote the whole header, token and all.
     for (const token of ["s3cret-t0ken\u0000", "s3cret\nt0ken", "s3cret-t0ken-é€"]) {
       const error = (() => {

@@ -68,6 +68,9 @@ function createRequest({ url, token: given, timeoutMs, fetch: fetchImpl }: Redis
   // §5.5); one inside, or a character no header carries, is refused here: the runtime's own error
   // for such a header quotes it whole, token included.
   const token = typeof given === "string" ? trimHeaderValue(given) : given;
+  // Missing or empty, every call would be a 401, which FAILURE_MODE=open also turns into no limit.
+  if (typeof token !== "string" || token === "")
+    throw new TypeError(`token: expected a non-empty string, got ${typeof given === "string" ? "an empty one" : quote(given)}`);
   const refused = typeof token === "string" ? firstRefused(token, inHeaderValue) : undefined;
   if (refused) throw new TypeError(`token: contains ${refused.where}, which an HTTP header cannot carry`);
   const endpoint = url.replace(/\/$/, "");
