@@ -42,8 +42,8 @@ export const VARIABLES = [
 export type Vars = Partial<Record<(typeof VARIABLES)[number], unknown>>;
 
 /**
- * Refuses a name in `vars` that is one of {@link VARIABLES} misspelled (in another case, or, for
- * names of 6 letters or more, one edit away): given to the middleware, it would be ignored and its
+ * Refuses a name in `vars` that is one of {@link VARIABLES} misspelled (in another case, without
+ * its `_MS` unit, or, for names of 6 letters or more, one edit away): given to the middleware, it would be ignored and its
  * default used. Only in vars written for ratewall: an object that also holds a name like none of
  * ratewall's, or a binding (not a string, number, list or plain object), is an app's whole
  * environment, whose other names (`ROUTER`, `ADMIN_TOKENS`) are not ratewall's business.
@@ -56,11 +56,17 @@ export function refuseMisspelt(vars: object, source: string): void {
   let first: [string, string] | undefined;
   for (const [name, value] of Object.entries(vars)) {
     if (known.has(name)) continue;
-    const meant = VARIABLES.find((variable) => editsApart(name.toUpperCase(), variable) <= (variable.length < 6 ? 0 : 1));
+    // Compared without the unit suffix too: `REDIS_TIMEOUT` is the name typed from memory.
+    const meant = VARIABLES.find((variable) => editsApart(withoutUnit(name.toUpperCase()), withoutUnit(variable)) <= (variable.length < 6 ? 0 : 1));
     if (!meant || !isSettingValue(value)) return;
     first ??= [name, meant];
   }
   if (first) throw new ConfigError(source, "", `unknown variable ${JSON.stringify(first[0])} (did you mean ${first[1]}?)`);
+}
+
+/** A variable's name without its `_MS` unit. */
+function withoutUnit(name: string): string {
+  return name.replace(/_MS$/, "");
 }
 
 /** What a variable can hold (text, or a structured `[vars]` value), as a binding cannot. */

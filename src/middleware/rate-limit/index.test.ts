@@ -168,6 +168,9 @@ describe("rateLimit middleware", () => {
     expect(misspelt({ RATE_LIMT: "5/1m" })).toThrow('vars: unknown variable "RATE_LIMT" (did you mean RATE_LIMIT?)');
     expect(misspelt({ rate_limit_algorithm: "token-bucket" })).toThrow('vars: unknown variable "rate_limit_algorithm" (did you mean RATE_LIMIT_ALGORITHM?)');
     expect(misspelt({ FAILURE_MOD: "closed" })).toThrow("(did you mean FAILURE_MODE?)");
+    // The unit left off (or added): the name an operator types from memory.
+    expect(misspelt({ REDIS_TIMEOUT: "100" })).toThrow('vars: unknown variable "REDIS_TIMEOUT" (did you mean REDIS_TIMEOUT_MS?)');
+    expect(misspelt({ origin_timeout: "100" })).toThrow("(did you mean ORIGIN_TIMEOUT_MS?)");
     // An app's whole environment (names like none of ratewall's, or bindings) is not its business.
     expect(misspelt({ HOME: "/root", NODE: "20", NODE_ENV: "production", PATH: "/usr/bin", RATE_LIMITER: {} })).not.toThrow();
     expect(misspelt({ ADMIN_TOKENS: "a,b", APP_NAME: "shop" })).not.toThrow();
