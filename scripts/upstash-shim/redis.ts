@@ -75,11 +75,15 @@ export function connectRedis(redisUrl: string, options: ConnectOptions = {}): Re
   // connection until it ends: they go on a connection of their own, opened now (a busy Redis
   // answers a new connection's SELECT with BUSY).
   const control = new RedisConnection(redisUrl, { name: `${CONNECTION_NAME}-control`, retryDelayMs: retryStrategy });
-  // Only while both are ready: a request's commands are then all written, or (the shared
-  // connection down) all refused; with the control connection down a kill goes as it always did.
-  const on = (command: Command) => (isKill(command) && control.isReady && connection.isReady ? control : connection);
+  // On the control connection while it is ready, and the shared one is too or the request is
+  // kills only: a request's commands are then all written or all refused, and a kill still
+  // reaches a busy Redis whose shared connection cannot reconnect (its SELECT answered BUSY).
+  // With the control connection down a kill goes as it always did.
   // One synchronous loop: every command of a request is refused, or every one is written.
-  const run = (commands: Command[]) => Promise.all(commands.map((command) => on(command).send(command)));
+  const run = (commands: Command[]) => {
+    const onControl = control.isReady && (connection.isReady || commands.every(isKill));
+    return Promise.all(commands.map((command) => (onControl && isKill(command) ? control : connection).send(command)));
+  };
   return {
     ready: Promise.all([connection.ready, control.ready]).then(() => {}),
     majorVersion: () => connection.majorVersion,

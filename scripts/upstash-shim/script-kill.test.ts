@@ -63,3 +63,27 @@ describe("a kill while the control connection is down", () => {
     }
   }, 15_000);
 });
+
+describe("a kill while the shared connection cannot reconnect", () => {
+  it("Should still stop a runaway script that keeps the shared connection out (its SELECT answered BUSY)", async () => {
+    // A URL that names a database: reconnecting sends SELECT, which a busy Redis refuses.
+    const own = await startShim({ redisUrl: `${redis.url}/0`, token: "good", port: 0 });
+    const direct = new Redis(redis.url);
+    const runner = new Redis(redis.url);
+    try {
+      const list = (await direct.client("LIST")) as string;
+      const shared = [...list.matchAll(/^id=(\d+) .*name=ratewall-upstash-shim /gm)].at(-1)![1]!;
+      // The shared connection is dropped and the script starts before the shim reconnects (≥ 50 ms).
+      await direct.client("KILL", "ID", shared);
+      const runaway = runner.eval("while true do end", 0).catch((error: Error) => error.message);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const res = await fetch(`${own.url}/`, { method: "POST", body: '["SCRIPT","KILL"]', headers: H });
+      expect({ status: res.status, body: await res.text() }).toEqual({ status: 200, body: '{"result":"OK"}' });
+      expect(await runaway).toMatch(/Script killed by user/);
+    } finally {
+      direct.disconnect();
+      runner.disconnect();
+      await own.close();
+    }
+  }, 15_000);
+});
