@@ -20,4 +20,11 @@ describe("stackUrls", () => {
     );
     expect(() => stackUrls({ RATEWALL_REDIS_URL: "http://u:S3cr3t@h:1" })).toThrowError('RATEWALL_REDIS_URL: invalid URL "http://***@h:1"');
   });
+
+  it("Should refuse a redis:// URL that does not parse, naming the variable, before anything starts", () => {
+    expect(() => stackUrls({ RATEWALL_REDIS_URL: "redis://u:S3cret@127.0.0.1:99999" })).toThrowError(
+      'RATEWALL_REDIS_URL: invalid URL "redis://***@127.0.0.1:99999"',
+    );
+    expect(() => stackUrls({ RATEWALL_REDIS_URL: "redis://u:S3cret@[::1" })).toThrowError(/RATEWALL_REDIS_URL: invalid URL/);
+  });
 });

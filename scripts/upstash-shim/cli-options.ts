@@ -86,7 +86,7 @@ export function isLoopback(host: string): boolean {
  * checkRedisUrl("--redis-url", "redis//admin:pw@db:6379"); // throws: --redis-url: invalid URL "redis//***@db:6379" …
  */
 export function checkRedisUrl(name: string, url: string): string {
-  if (/^rediss?:\/\/[^\s]+$/.test(url)) return url;
+  if (/^rediss?:\/\/[^\s]+$/.test(url) && URL.canParse(url)) return url;
   const shown = url.replace(/^([^/@]*\/\/)?[\s\S]*@/, "$1***@");
   throw new CliUsageError(`${name}: invalid URL "${shown}" (expected redis://host:port or rediss://…)`);
 }
