@@ -176,7 +176,7 @@ function cursorParam(query: URLSearchParams): string | undefined | Response {
 }
 
 async function setTier(runtime: Runtime, query: URLSearchParams): Promise<Response> {
-  const client = await clientParam(runtime, query);
+  const client = await clientParam(runtime, query, undefined, undefined, readsTiers);
   if (client instanceof Response) return client;
   const tier = query.get("tier");
   const names = Object.keys(runtime.settings.tiers);
@@ -192,12 +192,15 @@ async function setTier(runtime: Runtime, query: URLSearchParams): Promise<Respon
 }
 
 async function deleteTier(runtime: Runtime, query: URLSearchParams): Promise<Response> {
-  const client = await clientParam(runtime, query);
+  const client = await clientParam(runtime, query, undefined, undefined, readsTiers);
   if (client instanceof Response) return client;
   const deleted = await runtime.entries.deleteTier(client);
   forgetBlocks(runtime, client);
   return Response.json({ client, deleted });
 }
+
+/** Only a limited route with `tiers` reads a client's tier (an unlimited one reads no entry at all). */
+const readsTiers = (route: CompiledRoute) => route.limiter !== undefined && route.settings.tiers !== undefined;
 
 /** Drops `client`'s blocks on every route of this isolate: its next request asks Redis. */
 function forgetBlocks(runtime: Runtime, client: string): void {
@@ -219,12 +222,18 @@ function routeParam(runtime: Runtime, query: URLSearchParams): CompiledRoute | R
  * scheme in any case and spacing (`asKeyValue`), any other header as sent. When those readings
  * differ for the value given, no one client is meant: a 400 asks for the client as the logs print it.
  */
-async function clientParam(runtime: Runtime, query: URLSearchParams, keyPrefix?: string, asRead?: (raw: string) => string): Promise<string | Response> {
+async function clientParam(
+  runtime: Runtime,
+  query: URLSearchParams,
+  keyPrefix?: string,
+  asRead?: (raw: string) => string,
+  reads: (route: CompiledRoute) => boolean = (route) => route.limiter !== undefined,
+): Promise<string | Response> {
   let ambiguous = false;
   const read =
     asRead ??
     ((raw: string) => {
-      const readings = new Set(headerSources(runtime).map((source) => asKeyValue(source, raw)));
+      const readings = new Set(headerSources(runtime, reads).map((source) => asKeyValue(source, raw)));
       ambiguous = readings.size > 1;
       return readings.size === 1 ? [...readings][0]! : raw;
     });
@@ -238,8 +247,10 @@ async function clientParam(runtime: Runtime, query: URLSearchParams, keyPrefix?:
 }
 
 /** Every header key source of the routes (their own key and their rules'), Authorization or another. */
-function headerSources(runtime: Runtime): Array<{ kind: "header"; name: string }> {
-  const sources = [...runtime.routesByName.values()].flatMap((route) => [route.identify.key, ...(route.perRule?.sources.map((options) => options.key) ?? [])]);
+function headerSources(runtime: Runtime, reads: (route: CompiledRoute) => boolean): Array<{ kind: "header"; name: string }> {
+  const sources = [...runtime.routesByName.values()]
+    .filter(reads)
+    .flatMap((route) => [route.identify.key, ...(route.perRule?.sources.map((options) => options.key) ?? [])]);
   const headers = sources.filter((source): source is { kind: "header"; name: string } => source.kind === "header");
   // One reading per kind: Authorization's, and the as-sent reading every other header shares.
   return [...new Map(headers.map((source) => [source.name === "authorization" ? "authorization" : "other", source])).values()];

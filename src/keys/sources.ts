@@ -48,7 +48,12 @@ export function readKeyPart(part: Exclude<KeyPart, { kind: "ip" }>, headers: Hea
  * asKeyValue({ kind: "cookie", name: "sid" }, '"%61bc"'); // "abc"
  */
 export function asKeyValue(source: KeySource, raw: string): string {
-  if (source.kind === "header") return headerValue(source.name, raw) ?? raw;
+  if (source.kind === "header") {
+    // A request's header value never starts or ends with whitespace (the Fetch standard strips
+    // it, as HTTP parsers drop it): a pasted key with a trailing space or newline is the same key.
+    const value = raw.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
+    return headerValue(source.name, value) ?? value;
+  }
   return source.kind === "cookie" ? cookieValue(raw) : raw;
 }
 

@@ -124,3 +124,37 @@ describe("deny, allow and tier read key= as the routes' header keys do", () => {
     expect((await t.get("/hk/x", uniqueIpv4(), { "x-api-key": plain })).status).toBe(403);
   });
 });
+
+describe("deny, allow and tier key=: what a request can send, and the routes that read the entry", () => {
+  it("Should deny the client that sends a key pasted with a space or line break at its ends", async () => {
+    const t = keyedApp();
+    const apiKey = `sk_${uniquePrefix()}`;
+    expect((await t.admin(`deny?key=${encodeURIComponent(`${apiKey}\n`)}`, "POST")).status).toBe(200);
+    expect((await t.get("/hk/x", uniqueIpv4(), { "x-api-key": apiKey })).status).toBe(403);
+    const token = uniquePrefix();
+    expect(
+      (
+        await t.admin(
+          `deny?client=${((await (await t.admin(`status?key=${encodeURIComponent(` Bearer ${token} `)}&route=auth`)).json()) as { client: string }).client}`,
+          "POST",
+        )
+      ).status,
+    ).toBe(200);
+    expect((await t.get("/auth/x", uniqueIpv4(), { authorization: `Bearer ${token}` })).status).toBe(403);
+  });
+
+  it("Should not refuse a tier or a deny for a route that reads neither (unlimited)", async () => {
+    const t = testApp({
+      ADMIN_TOKEN,
+      TIERS: { free: "1/1m", pro: "5/1m" },
+      ROUTES: [
+        { pattern: "*/tk/*", name: "tk", key: "header:x-api-key", tiers: "free" },
+        { pattern: "*/auth/*", name: "auth", key: "header:authorization", unlimited: true },
+      ],
+    });
+    const admin = (path: string, method = "GET") => t.request(`/__ratewall/${path}`, { method, ip: "192.0.2.1", headers: bearer });
+    const pro = `bearer ${uniquePrefix()}`;
+    expect((await admin(`tier?key=${encodeURIComponent(pro)}&tier=pro`, "POST")).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await t.get("/tk/x", uniqueIpv4(), { "x-api-key": pro })).status).toBe(200);
+  });
+});
