@@ -24,17 +24,7 @@ export interface Block {
   recheckAt: number;
   /** The refusal Redis gave, for the headers of the answers from memory. */
   decision: Decision;
-  /**
-   * On a multi-key route, the clients whose list entries Redis read with a refusal this block
-   * stands for (the latest {@link MAX_BLOCK_CLIENTS}): it answers from memory only a request whose
-   * clients are all among them, since another client of the request may hold a dynamic allow or
-   * deny entry, which decides before the rules.
-   */
-  clients?: readonly string[];
 }
-
-/** Clients a multi-key block remembers; one past them asks Redis once, and is then remembered. */
-export const MAX_BLOCK_CLIENTS = 32;
 
 /** The cache key of a client on a route (its scope): one block per route, as counters are. */
 export function blockKey(scope: string, client: string): string {

@@ -10,7 +10,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { HTTPException } from "hono/http-exception";
 import { problemResponse } from "../../answers.ts";
 import { quote } from "../../errors.ts";
-import { type Block, blockFor, blockKey, MAX_BLOCK_CLIENTS, secondsLeft } from "../../block-cache.ts";
+import { type Block, blockFor, blockKey, secondsLeft } from "../../block-cache.ts";
 import type { RouteSettings } from "../../config/types.ts";
 import { type CfFields, decisionEvent, type Outcome } from "../../events/decision-event.ts";
 import { addHeaders } from "../../headers/add-headers.ts";
@@ -159,18 +159,14 @@ export function rateLimitWith(
     // One block per (route, client): on a multi-key route each distinct client of the request may
     // be blocked on its own (an API key spent on one address is spent on every address). There a
     // block holds only if its refusing rule counts the same client in this request: an address
-    // that spent the key's rule without a key (the rule fell back to it) may go on with a key. And
-    // it holds only for a request whose clients Redis has read with it: any of them may hold an
-    // allow or deny entry, which decides before the rules (README, "Several keyed limits").
-    const distinct = who.clients ? [...new Set(who.clients)] : [who.client];
+    // that spent the key's rule without a key (the rule fell back to it) may go on with a key.
     const blocksNow = () => {
       const found = new Map<string, Block>();
-      for (const client of distinct) {
+      for (const client of who.clients ? new Set(who.clients) : [who.client]) {
         const block = runtime.blocks.get(blockKey(route.settings.scope, client), now);
-        if (!block) continue;
-        if (who.clients && who.clients[route.settings.rules.findIndex((rule) => rule.name === block.decision.rule)] !== client) continue;
-        if (who.clients && !distinct.every((other) => block.clients?.includes(other))) continue;
-        found.set(client, block);
+        if (block && (!who.clients || who.clients[route.settings.rules.findIndex((rule) => rule.name === block.decision.rule)] === client)) {
+          found.set(client, block);
+        }
       }
       return found;
     };
@@ -251,8 +247,6 @@ export function rateLimitWith(
      * request in flight as the budget ran out would log its own.
      */
     function remember(answer: Decision, before: ReadonlyMap<string, Block>) {
-      // On a multi-key route an allow entry belongs to one client of the request: the others' blocks stand.
-      if (who.clients && answer.reason === "allow-list") return;
       const refused = answer.allowed ? [] : refusedClients(answer, who.client, who.clients, now);
       for (const [client, seen] of before) {
         const key = blockKey(route.settings.scope, client);
@@ -260,11 +254,8 @@ export function rateLimitWith(
       }
       for (const { client, refusal } of refused) {
         const key = blockKey(route.settings.scope, client);
-        const known = runtime.blocks.get(key, now);
-        const block = blockFor(refusal, now);
-        // Trusted from memory for the clients Redis has now read with it, and those of earlier refusals.
-        if (who.clients) block.clients = [...new Set([...(known?.clients ?? []), ...distinct])].slice(-MAX_BLOCK_CLIENTS);
-        runtime.blocks.set(key, block);
+        const known = runtime.blocks.get(key, now) !== undefined;
+        runtime.blocks.set(key, blockFor(refusal, now));
         if (known) continue;
         const event = refusal.reason === "deny-list" ? "denied" : enforce ? "refusal" : "shadow-refusal";
         log({ level: "info", event, route: route.name, client, rule: refusal.rule, retryAfter: refusal.retryAfter });
