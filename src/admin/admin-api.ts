@@ -74,10 +74,10 @@ export function adminApi(runtimes: Runtimes): MiddlewareHandler {
     const locked = await lockedOut(runtime, guard, c.req.raw.headers, sameToken(bearerToken(c.req.header("authorization")) ?? "", token));
     if (locked) return locked;
 
-    const name = path.slice(ADMIN_PREFIX.length);
+    const endpointName = path.slice(ADMIN_PREFIX.length);
     // Own names only: `__proto__` and `constructor` are no endpoints. (A method is one HTTP's
     // parsers know, GET to PATCH, so the lookup by method below needs no such care.)
-    const methods = Object.hasOwn(ENDPOINTS, name) ? ENDPOINTS[name] : undefined;
+    const methods = Object.hasOwn(ENDPOINTS, endpointName) ? ENDPOINTS[endpointName] : undefined;
     if (!methods)
       return problemJson(
         404,

@@ -9,13 +9,18 @@
 import { clientIp } from "../keys/ip.ts";
 import { isIdentifier, MAX_KEY_LENGTH, sha256Hex, UNKNOWN_CLIENT } from "../keys/identify.ts";
 
+/** Why a `key=` that the routes would read as two clients names none (`asRead` gave no reading). */
+const AMBIGUOUS_KEY =
+  'This key is read differently by routes keyed by Authorization and by other headers; give "client" as the logs print it (key:<hash>), or ask status with the route for it.';
+
 /** The client id, or why the query names none. */
 export type ClientParam = { client: string } | { error: string };
 
 /**
  * Reads `client` or `key` from an admin request's query; `keyPrefix` is what a hashed `key=`
  * value is prefixed with: `key` for a header (the default), `cookie` or `query` on a route keyed so;
- * `asRead` reads the raw value as the route's key source reads it in a request (sources.ts).
+ * `asRead` reads the raw value as the route's key source reads it in a request (sources.ts), or
+ * gives `undefined` where the routes would read it as two clients.
  *
  * @example
  * await readClientParam(new URLSearchParams("client=2001:db8::1"), 64); // { client: "2001:db8::/64" }
@@ -27,7 +32,7 @@ export async function readClientParam(
   query: URLSearchParams,
   ipv6Subnet: number,
   keyPrefix = "key",
-  asRead: (raw: string) => string = (raw) => raw,
+  asRead: (raw: string) => string | undefined = (raw) => raw,
 ): Promise<ClientParam> {
   const address = query.get("client");
   const key = query.get("key");
@@ -35,7 +40,9 @@ export async function readClientParam(
     return { error: 'Give exactly one of "client" (an IP address, or a client id as the logs print it) and "key" (a raw key value).' };
   if (key !== null) {
     if (key === "" || key.length > MAX_KEY_LENGTH) return { error: `Invalid key: expected 1 to ${MAX_KEY_LENGTH} characters, got ${key.length}.` };
-    return { client: `${keyPrefix}:${await sha256Hex(asRead(key))}` };
+    const value = asRead(key);
+    if (value === undefined) return { error: AMBIGUOUS_KEY };
+    return { client: `${keyPrefix}:${await sha256Hex(value)}` };
   }
   // `unknown` is the bucket of clients without a usable address: an operator may reset it too.
   if (address === UNKNOWN_CLIENT || isIdentifier(address!)) return { client: address! };

@@ -176,7 +176,7 @@ function cursorParam(query: URLSearchParams): string | undefined | Response {
 }
 
 async function setTier(runtime: Runtime, query: URLSearchParams): Promise<Response> {
-  const client = await clientParam(runtime, query, undefined, undefined, readsTiers);
+  const client = await clientParam(runtime, query, { reads: readsTiers });
   if (client instanceof Response) return client;
   const tier = query.get("tier");
   const names = Object.keys(runtime.settings.tiers);
@@ -192,7 +192,7 @@ async function setTier(runtime: Runtime, query: URLSearchParams): Promise<Respon
 }
 
 async function deleteTier(runtime: Runtime, query: URLSearchParams): Promise<Response> {
-  const client = await clientParam(runtime, query, undefined, undefined, readsTiers);
+  const client = await clientParam(runtime, query, { reads: readsTiers });
   if (client instanceof Response) return client;
   const deleted = await runtime.entries.deleteTier(client);
   forgetBlocks(runtime, client);
@@ -218,42 +218,39 @@ function routeParam(runtime: Runtime, query: URLSearchParams): CompiledRoute | R
 
 /**
  * The client a request names. `key=` is read as `asRead` says; deny, allow and tier name no
- * route, so by default as the routes' header keys read it: an Authorization credential with its
- * scheme in any case and spacing (`asKeyValue`), any other header as sent. When those readings
- * differ for the value given, no one client is meant: a 400 asks for the client as the logs print it.
+ * route, so by default as the header keys of the routes that `reads` picks read it.
  */
 async function clientParam(
   runtime: Runtime,
   query: URLSearchParams,
-  keyPrefix?: string,
-  asRead?: (raw: string) => string,
-  reads: (route: CompiledRoute) => boolean = (route) => route.limiter !== undefined,
+  {
+    keyPrefix,
+    asRead,
+    reads = (route) => route.limiter !== undefined,
+  }: { keyPrefix?: string; asRead?: (raw: string) => string; reads?: (route: CompiledRoute) => boolean } = {},
 ): Promise<string | Response> {
-  let ambiguous = false;
-  const read =
-    asRead ??
-    ((raw: string) => {
-      const readings = new Set(headerSources(runtime, reads).map((source) => asKeyValue(source, raw)));
-      ambiguous = readings.size > 1;
-      return readings.size === 1 ? [...readings][0]! : raw;
-    });
-  const param = await readClientParam(query, runtime.settings.ipv6Subnet, keyPrefix, read);
-  if (ambiguous)
-    return problemJson(
-      400,
-      'This key is read differently by routes keyed by Authorization and by other headers; give "client" as the logs print it (key:<hash>), or ask status with the route for it.',
-    );
+  const param = await readClientParam(query, runtime.settings.ipv6Subnet, keyPrefix, asRead ?? headerReading(runtime, reads));
   return "error" in param ? problemJson(400, param.error) : param.client;
 }
 
-/** Every header key source of the routes (their own key and their rules'), Authorization or another. */
+/**
+ * A raw value as the header keys of the routes `reads` picks read it: an Authorization credential
+ * with its scheme in any case and spacing (`asKeyValue`), any other header as sent; `undefined`
+ * where they differ, since then no one client is meant.
+ */
+function headerReading(runtime: Runtime, reads: (route: CompiledRoute) => boolean): (raw: string) => string | undefined {
+  return (raw) => {
+    const readings = new Set(headerSources(runtime, reads).map((source) => asKeyValue(source, raw)));
+    return readings.size > 1 ? undefined : ([...readings][0] ?? raw);
+  };
+}
+
+/** The header key sources of the routes `reads` picks: their own key and their rules'. */
 function headerSources(runtime: Runtime, reads: (route: CompiledRoute) => boolean): Array<{ kind: "header"; name: string }> {
   const sources = [...runtime.routesByName.values()]
     .filter(reads)
     .flatMap((route) => [route.identify.key, ...(route.perRule?.sources.map((options) => options.key) ?? [])]);
-  const headers = sources.filter((source): source is { kind: "header"; name: string } => source.kind === "header");
-  // One reading per kind: Authorization's, and the as-sent reading every other header shares.
-  return [...new Map(headers.map((source) => [source.name === "authorization" ? "authorization" : "other", source])).values()];
+  return sources.filter((source): source is { kind: "header"; name: string } => source.kind === "header");
 }
 
 /**
@@ -269,9 +266,10 @@ async function target(runtime: Runtime, query: URLSearchParams): Promise<{ route
   // On a route keyed by several headers, `key=` is read as Authorization when one of them is.
   const headers = route.perRule?.sources.map((options) => options.key).filter((key) => key.kind === "header") ?? [];
   const keyed = headers.find((key) => key.name === "authorization") ?? headers[0] ?? source;
-  const client = await clientParam(runtime, query, !route.perRule && (source.kind === "cookie" || source.kind === "query") ? source.kind : "key", (raw) =>
-    asKeyValue(keyed, raw),
-  );
+  const client = await clientParam(runtime, query, {
+    keyPrefix: !route.perRule && (source.kind === "cookie" || source.kind === "query") ? source.kind : "key",
+    asRead: (raw) => asKeyValue(keyed, raw),
+  });
   if (client instanceof Response) return client;
   if (!route.perRule) {
     // An address is always counted (a keyed route falls back to it); an identifier only by a route keyed by its kind.
