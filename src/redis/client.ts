@@ -71,7 +71,7 @@ function createRequest({ url, token: given, timeoutMs, fetch: fetchImpl }: Redis
   // Missing or empty, every call would be a 401, which FAILURE_MODE=open also turns into no limit.
   if (typeof token !== "string" || token === "")
     throw new TypeError(`token: expected a non-empty string, got ${typeof given === "string" ? "an empty one" : quote(given)}`);
-  const refused = typeof token === "string" ? firstRefused(token, inHeaderValue) : undefined;
+  const refused = firstRefused(token, inHeaderValue);
   if (refused) throw new TypeError(`token: contains ${refused.where}, which an HTTP header cannot carry`);
   const endpoint = url.replace(/\/$/, "");
   const send = fetchImpl ?? ((input: Parameters<typeof fetch>[0], init?: RequestInit) => fetch(input, init));
@@ -79,7 +79,7 @@ function createRequest({ url, token: given, timeoutMs, fetch: fetchImpl }: Redis
   const headers = new Headers({ authorization: `Bearer ${token}`, "content-type": "application/json" });
   // A proxy's error body, a Redis error or a fetch failure may echo the Authorization header;
   // errors.ts promises that no message holds the token, so every error is built here.
-  const mask = (text: string) => (token ? text.split(token).join("[redacted]") : text);
+  const mask = (text: string) => text.split(token).join("[redacted]");
   const fail = (kind: RedisRestError["kind"], command: string, detail: string, status?: number, cause?: unknown) =>
     new RedisRestError(kind, command, mask(detail), status, cause === undefined ? undefined : { cause });
   return async function request(body: [string, ...(string | number)[]], startedAt?: number): Promise<unknown> {
