@@ -4,10 +4,18 @@ import { testApp, uniqueIpv4, uniquePrefix } from "./helpers.ts";
 const ADMIN_TOKEN = "adm1n-t0ken-for-the-admin-client-tests-0123456789";
 const bearer = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
+/** An app with the admin API on: `admin` calls it with the token, `clientOf` asks status whom a raw key names on a route. */
+function adminApp(vars: Record<string, unknown>) {
+  const t = testApp({ ADMIN_TOKEN, ...vars });
+  const admin = (path: string, method = "GET") => t.request(`/__ratewall/${path}`, { method, ip: "192.0.2.1", headers: bearer });
+  const clientOf = async (key: string, route: string) =>
+    ((await (await admin(`status?key=${encodeURIComponent(key)}&route=${route}`)).json()) as { client: string }).client;
+  return { ...t, admin, clientOf };
+}
+
 /** Routes keyed by a header, a cookie and the address, two requests a minute each. */
 function keyedApp() {
-  const t = testApp({
-    ADMIN_TOKEN,
+  const t = adminApp({
     ROUTES: [
       { pattern: "*/hk/*", name: "hk", key: "header:x-api-key", rules: "2/1m" },
       { pattern: "*/ck/*", name: "ck", key: "cookie:session", rules: "2/1m" },
@@ -15,7 +23,6 @@ function keyedApp() {
       { pattern: "*/auth/*", name: "auth", key: "header:authorization", rules: "2/1m" },
     ],
   });
-  const admin = (path: string, method = "GET") => t.request(`/__ratewall/${path}`, { method, ip: "192.0.2.1", headers: bearer });
   /** Sends requests until the first 429, and returns the client its refusal log names. */
   const spend = async (path: string, headers: Record<string, string>) => {
     const statuses = [];
@@ -23,7 +30,7 @@ function keyedApp() {
     expect(statuses).toEqual([200, 200, 429]);
     return t.logs.filter((entry) => entry.event === "refusal").at(-1)!.client as string;
   };
-  return { ...t, admin, spend };
+  return { ...t, spend };
 }
 
 describe("the admin API names a client as the logs do", () => {
@@ -84,30 +91,27 @@ describe("the admin API names a client as the logs do", () => {
 
 describe("deny, allow and tier read key= as the routes' header keys do", () => {
   it("Should deny an Authorization value given with its scheme in another case, where Authorization is the header key", async () => {
-    const t = testApp({ ADMIN_TOKEN, ROUTES: [{ pattern: "*/auth/*", name: "auth", key: "header:authorization", rules: "2/1m" }] });
-    const admin = (path: string, method = "GET") => t.request(`/__ratewall/${path}`, { method, ip: "192.0.2.1", headers: bearer });
+    const t = adminApp({ ROUTES: [{ pattern: "*/auth/*", name: "auth", key: "header:authorization", rules: "2/1m" }] });
     const token = uniquePrefix();
-    const shown = (await (await admin(`status?key=${encodeURIComponent(`bearer ${token}`)}&route=auth`)).json()) as { client: string };
-    const denied = (await (await admin(`deny?key=${encodeURIComponent(`bearer ${token}`)}`, "POST")).json()) as { client: string };
-    expect(denied.client).toBe(shown.client);
+    const shown = await t.clientOf(`bearer ${token}`, "auth");
+    const denied = (await (await t.admin(`deny?key=${encodeURIComponent(`bearer ${token}`)}`, "POST")).json()) as { client: string };
+    expect(denied.client).toBe(shown);
     expect((await t.get("/auth/x", uniqueIpv4(), { authorization: `bearer ${token}` })).status).toBe(403);
   });
 
   it("Should deny and tier another header's value as sent, spaces and case included", async () => {
-    const t = testApp({
-      ADMIN_TOKEN,
+    const t = adminApp({
       TIERS: { free: "1/1m", pro: "5/1m" },
       ROUTES: [
         { pattern: "*/hk/*", name: "hk", key: "header:x-api-key", rules: "100/1m" },
         { pattern: "*/tk/*", name: "tk", key: "header:x-api-key", tiers: "free" },
       ],
     });
-    const admin = (path: string, method = "GET") => t.request(`/__ratewall/${path}`, { method, ip: "192.0.2.1", headers: bearer });
     const denied = `acme corp ${uniquePrefix()}`;
-    expect((await admin(`deny?key=${encodeURIComponent(denied)}`, "POST")).status).toBe(200);
+    expect((await t.admin(`deny?key=${encodeURIComponent(denied)}`, "POST")).status).toBe(200);
     expect((await t.get("/hk/x", uniqueIpv4(), { "x-api-key": denied })).status).toBe(403);
     const pro = `bearer ${uniquePrefix()}`;
-    expect((await admin(`tier?key=${encodeURIComponent(pro)}&tier=pro`, "POST")).status).toBe(200);
+    expect((await t.admin(`tier?key=${encodeURIComponent(pro)}&tier=pro`, "POST")).status).toBe(200);
     for (let i = 0; i < 2; i++) expect((await t.get("/tk/x", uniqueIpv4(), { "x-api-key": pro })).status).toBe(200);
   });
 
@@ -115,8 +119,7 @@ describe("deny, allow and tier read key= as the routes' header keys do", () => {
     const t = keyedApp();
     const token = uniquePrefix();
     expect((await t.admin(`deny?key=${encodeURIComponent(`bearer ${token}`)}`, "POST")).status).toBe(400);
-    const shown = (await (await t.admin(`status?key=${encodeURIComponent(`bearer ${token}`)}&route=auth`)).json()) as { client: string };
-    expect((await t.admin(`deny?client=${shown.client}`, "POST")).status).toBe(200);
+    expect((await t.admin(`deny?client=${await t.clientOf(`bearer ${token}`, "auth")}`, "POST")).status).toBe(200);
     expect((await t.get("/auth/x", uniqueIpv4(), { authorization: `bearer ${token}` })).status).toBe(403);
     // A value both read alike is one client: denied on every route that counts it.
     const plain = `sk_${uniquePrefix()}`;
@@ -132,29 +135,20 @@ describe("deny, allow and tier key=: what a request can send, and the routes tha
     expect((await t.admin(`deny?key=${encodeURIComponent(`${apiKey}\n`)}`, "POST")).status).toBe(200);
     expect((await t.get("/hk/x", uniqueIpv4(), { "x-api-key": apiKey })).status).toBe(403);
     const token = uniquePrefix();
-    expect(
-      (
-        await t.admin(
-          `deny?client=${((await (await t.admin(`status?key=${encodeURIComponent(` Bearer ${token} `)}&route=auth`)).json()) as { client: string }).client}`,
-          "POST",
-        )
-      ).status,
-    ).toBe(200);
+    expect((await t.admin(`deny?client=${await t.clientOf(` Bearer ${token} `, "auth")}`, "POST")).status).toBe(200);
     expect((await t.get("/auth/x", uniqueIpv4(), { authorization: `Bearer ${token}` })).status).toBe(403);
   });
 
   it("Should not refuse a tier or a deny for a route that reads neither (unlimited)", async () => {
-    const t = testApp({
-      ADMIN_TOKEN,
+    const t = adminApp({
       TIERS: { free: "1/1m", pro: "5/1m" },
       ROUTES: [
         { pattern: "*/tk/*", name: "tk", key: "header:x-api-key", tiers: "free" },
         { pattern: "*/auth/*", name: "auth", key: "header:authorization", unlimited: true },
       ],
     });
-    const admin = (path: string, method = "GET") => t.request(`/__ratewall/${path}`, { method, ip: "192.0.2.1", headers: bearer });
     const pro = `bearer ${uniquePrefix()}`;
-    expect((await admin(`tier?key=${encodeURIComponent(pro)}&tier=pro`, "POST")).status).toBe(200);
+    expect((await t.admin(`tier?key=${encodeURIComponent(pro)}&tier=pro`, "POST")).status).toBe(200);
     for (let i = 0; i < 2; i++) expect((await t.get("/tk/x", uniqueIpv4(), { "x-api-key": pro })).status).toBe(200);
   });
 });
