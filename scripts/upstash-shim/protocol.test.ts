@@ -81,6 +81,17 @@ describe("RESP2 replies as JSON (docs/shim.md §4.1, §5, §15)", () => {
     expect(JSON.parse(resultJson(bytes, false))).toEqual({ result: "\uFFFD\u0000é" });
   });
 
+  it("Should map a Lua table nested as deep as Redis returns one (about 5,000 levels, up to its Lua stack limit)", () => {
+    // Redis 7 answers `EVAL` with a table nested 5,000 deep; 20,000 is "reached lua stack limit".
+    const depth = 10_000;
+    let reply: Reply = [b("x"), integer("7")];
+    for (let level = 1; level < depth; level++) reply = [reply, null];
+    const text = resultJson(reply, true);
+    expect(text.length).toBe(`{"result":`.length + depth * "[,null]".length - ",null".length + `"eA==",7}`.length);
+    expect(text.startsWith(`{"result":${"[".repeat(depth)}"eA==",7],null]`)).toBe(true);
+    expect(text.endsWith(",null]}")).toBe(true);
+  });
+
   it("Should never encode errors, and give error entries no result key", () => {
     expect(errorJson("ERR boom")).toBe('{"error":"ERR boom"}');
     expect(entryJson(new Error("NOSCRIPT No matching script. Please use EVAL."), true)).toBe('{"error":"NOSCRIPT No matching script. Please use EVAL."}');

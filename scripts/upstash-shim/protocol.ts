@@ -117,10 +117,32 @@ export function entryJson(reply: Reply | Error, base64: boolean): string {
 }
 
 function valueJson(reply: Reply, base64: boolean, topLevel: boolean): string {
+  if (!Array.isArray(reply)) return scalarJson(reply, base64, topLevel);
+  // A loop, not recursion: Lua returns tables nested about 5,000 deep (Redis stops at its Lua
+  // stack limit), past what the call stack holds for one frame per level.
+  let json = "[";
+  const open: Array<{ items: Reply[]; next: number }> = [{ items: reply, next: 0 }];
+  while (open.length > 0) {
+    const array = open[open.length - 1]!;
+    if (array.next === array.items.length) {
+      json += "]";
+      open.pop();
+      continue;
+    }
+    if (array.next > 0) json += ",";
+    const item = array.items[array.next++]!;
+    if (Array.isArray(item)) {
+      json += "[";
+      open.push({ items: item, next: 0 });
+    } else json += scalarJson(item, base64, false);
+  }
+  return json;
+}
+
+function scalarJson(reply: Exclude<Reply, Reply[]>, base64: boolean, topLevel: boolean): string {
   if (reply === null) return "null";
   // Integers as Redis printed them (§4.1): exact even beyond 2^53.
   if (typeof reply === "string") return /^-?\d+$/.test(reply) ? reply : JSON.stringify(reply);
-  if (Array.isArray(reply)) return `[${reply.map((item) => valueJson(item, base64, false)).join(",")}]`;
   // An error inside an array (a Lua table with {err=…}) becomes its message string (§4.1, [UNSURE]).
   const bytes = reply instanceof Error ? Buffer.from(reply.message) : reply;
   if (!base64) return JSON.stringify(bytes.toString("utf8"));
