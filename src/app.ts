@@ -65,7 +65,11 @@ export function createApp(deps: AppDeps = {}): Hono<AppEnv> {
     if (error instanceof OriginError) {
       log({ level: "error", event: "origin-failure", kind: error.kind, origin: error.origin, cause: String((error.cause as Error)?.message ?? "") });
       if (error.kind === "timeout") return problemResponse(504, "The origin did not answer within the timeout (ORIGIN_TIMEOUT_MS).", accept);
-      return problemResponse(502, error.kind === "none" ? "No origin is configured (ORIGIN_URL)." : "The origin could not be reached.", accept);
+      return problemResponse(
+        502,
+        error.kind === "none" || error.kind === "loop" ? "No origin is configured (ORIGIN_URL)." : "The origin could not be reached.",
+        accept,
+      );
     }
     // The message names a variable and a value, never the token (see settings.ts); it is
     // logged in full and kept out of the answer, which any client can read.

@@ -44,13 +44,17 @@ const ORIGIN_FAILURE = {
   timeout: "did not answer in time",
   network: "could not be reached",
   none: "is the Worker itself: set ORIGIN_URL (a workers.dev URL has no origin behind it)",
+  loop: "is the Worker itself: the request it forwarded came back to it; set ORIGIN_URL",
 } as const;
 
-/** The origin could not be reached, did not answer in time, or there is none (`kind: "none"`). */
+/**
+ * The origin could not be reached, did not answer in time, or there is none (`kind: "none"`, or
+ * `"loop"` when a forwarded request came back to the Worker).
+ */
 export class OriginError extends Error {
   override readonly name = "OriginError";
   constructor(
-    readonly kind: "timeout" | "network" | "none",
+    readonly kind: keyof typeof ORIGIN_FAILURE,
     readonly origin: string,
     options?: { cause?: unknown },
   ) {

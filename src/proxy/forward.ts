@@ -26,6 +26,15 @@ const TOKEN = /^[!#$%&'*+\-.0-9A-Z^_`a-z|~]+$/;
  * `Connection`). The one exception is a request's `Upgrade: websocket` ({@link dropHopByHop}).
  */
 const HOP_BY_HOP = /^(connection|keep-alive|proxy-authenticate|proxy-authorization|proxy-connection|te|trailer|transfer-encoding|upgrade)$/;
+/**
+ * Marks a request this isolate forwarded to the request's own URL (no origin set) with the
+ * isolate's random id, so that one which comes back (`wrangler dev` without `ORIGIN_URL`: the
+ * request's own URL is the Worker) is answered 502 on its second pass instead of looping until
+ * the limit is spent. On a zone route a Worker's fetch to its own zone goes to the origin and never
+ * comes back; a client cannot guess the id, and forwarding drops any `x-ratewall-` header it sends.
+ */
+const FORWARDED_BY = "x-ratewall-forwarded-by";
+let isolateId: string | undefined;
 /** Origins parsed once per isolate: the configured ones are few and fixed; the cap bounds the rest. */
 const originBases = new Map<string, URL>();
 const MAX_CACHED_ORIGINS = 64;
@@ -53,9 +62,7 @@ export async function forwardToOrigin(request: Request, options: ForwardOptions)
   const url = urlParts(request.url);
   const target = targetUrl(url, options.origin);
   const targetOrigin = options.origin ? originBase(options.origin).origin : url.origin;
-  // Without ORIGIN_URL the request's own URL is the origin, which is right on a zone route; on
-  // workers.dev that URL is this Worker, and fetching it would only loop back here.
-  if (!options.origin && url.host.replace(/:\d+$/, "").endsWith(".workers.dev")) throw new OriginError("none", targetOrigin);
+  if (!options.origin) refuseSelf(request, url.host, targetOrigin);
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs);
   try {
@@ -81,6 +88,7 @@ export async function forwardToOrigin(request: Request, options: ForwardOptions)
     };
     const outgoing = new Request(target, init as RequestInit);
     forwardedHeaders(outgoing.headers, url);
+    if (!options.origin) outgoing.headers.set(FORWARDED_BY, isolateId!);
     const response = await (options.fetch ?? fetch)(outgoing);
     const answer = new Response(response.body, response);
     answerHeaders(answer.headers);
@@ -91,6 +99,18 @@ export async function forwardToOrigin(request: Request, options: ForwardOptions)
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Without ORIGIN_URL the request's own URL is the origin, which is right on a zone route; on
+ * workers.dev, and under `wrangler dev`, that URL is this Worker, and fetching it would only loop
+ * back here.
+ */
+function refuseSelf(request: Request, host: string, targetOrigin: string): void {
+  if (host.replace(/:\d+$/, "").endsWith(".workers.dev")) throw new OriginError("none", targetOrigin);
+  // Generated on the first request: Workers refuse random values at startup.
+  isolateId ??= crypto.randomUUID();
+  if (request.headers.get(FORWARDED_BY) === isolateId) throw new OriginError("loop", targetOrigin);
 }
 
 /**

@@ -48,6 +48,22 @@ describe("the Worker, end to end", () => {
     expect(t.logs).toContainEqual(expect.objectContaining({ event: "origin-failure", kind: "network" }));
   });
 
+  it("Should answer 502 after one hop, not loop, when the request's own URL leads back to the Worker (wrangler dev without ORIGIN_URL)", async () => {
+    let hops = 0;
+    let app: ReturnType<typeof testApp>["app"] | undefined;
+    const backToTheWorker = ((input: Request) => {
+      hops++;
+      return app!.fetch(input, env);
+    }) as typeof fetch;
+    const t = testApp({ ORIGIN_URL: undefined }, { originFetch: backToTheWorker });
+    app = t.app;
+    const res = await t.get("/x", uniqueIpv4());
+    expect(res.status).toBe(502);
+    expect(await res.text()).toBe("Bad Gateway: No origin is configured (ORIGIN_URL).");
+    expect(hops).toBe(1);
+    expect(t.logs).toContainEqual(expect.objectContaining({ event: "origin-failure", kind: "loop", origin: "https://example.com" }));
+  });
+
   it("Should answer 504 when the origin does not answer within ORIGIN_TIMEOUT_MS", async () => {
     const hang = ((request: Request) =>
       new Promise<Response>((_, reject) => request.signal.addEventListener("abort", () => reject(new Error("aborted"))))) as typeof fetch;
