@@ -89,22 +89,29 @@ export function resolveSegments(decoded: string, keepDots = false): string {
 }
 
 /**
- * A path decoded once, `\` as `/`, lowercase, in Unicode's composed form (NFC); segments not yet
- * resolved. Route patterns' paths are read with it too (pattern.ts), so `/caf%C3%A9`, `/café` and
- * `/cafe%CC%81` are one path on both sides.
+ * A path decoded once, `\` as `/`, lowercase, in Unicode's decomposed form (NFD); segments not
+ * yet resolved. Route patterns' paths are read with it too (pattern.ts), so `/caf%C3%A9`, `/café`
+ * and `/cafe%CC%81` are one path on both sides.
  *
  * @example
- * decodePath("/CAF%C3%89/a%5Cb"); // → "/café/a/b"
+ * decodePath("/CAF%C3%89/a%5Cb"); // → "/cafe\u0301/a/b"
  */
 export function decodePath(pathname: string): string {
   // Decoding once matches what origins do; %2F and %5C then become separators, as many servers
   // (and every path-joining framework) end up treating them.
   const path = safeDecode(pathname).replace(BACKSLASHES, "/").toLowerCase();
+  // An ASCII path, nearly every one, is in every normal form already.
+  if (!NON_ASCII.test(path)) return path;
   // `é` may come as one code point or as `e` and a combining accent (macOS file names, some
-  // clients), which Unicode defines as the same text (UAX #15, canonical equivalence): read both
-  // in the composed form. An ASCII path, nearly every one, is in every normal form already.
-  return NON_ASCII.test(path) ? path.normalize("NFC") : path;
+  // clients), which Unicode defines as the same text (UAX #15, canonical equivalence). The
+  // decomposed form reads both alike and, unlike the composed one, never joins a mark to the
+  // letter before it, so a path that starts with a prefix still does (`/search` + U+0307 is no
+  // `/searcḣ`). `toLowerCase` gives a Σ that ends a word the final `ς` (Unicode's Final_Sigma),
+  // so a prefix ending in Σ would lose it on a longer path: both sigmas read as `σ`.
+  return path.normalize("NFD").replace(FINAL_SIGMA, "σ");
 }
+
+const FINAL_SIGMA = /ς/g;
 
 function safeDecode(text: string): string {
   try {
