@@ -56,3 +56,17 @@ describe("the middleware in a Node server, with clientAddress from the socket", 
     expect(await statusFrom("127.0.0.2", "203.0.113.1")).toBe(200);
   });
 });
+
+describe("the middleware with a clock of its user's", () => {
+  it("Should limit with a clock that has sub-millisecond precision, as performance.timeOrigin + performance.now() has", async () => {
+    const logs: unknown[] = [];
+    const vars = { UPSTASH_REDIS_REST_URL: h.shim.url, UPSTASH_REDIS_REST_TOKEN: TOKEN, KEY_PREFIX: h.prefix(), RATE_LIMIT: "1/60s" };
+    const app = new Hono();
+    app.use(rateLimit({ vars, clock: () => performance.timeOrigin + performance.now(), log: (entry) => logs.push(entry) }));
+    app.all("*", (c) => c.text("ok"));
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await app.request("https://example.com/", { headers: { "cf-connecting-ip": "203.0.113.9" } })).status);
+    expect(statuses).toEqual([200, 429, 429]);
+    expect(logs.filter((entry) => (entry as { event: string }).event === "redis-failure")).toEqual([]);
+  });
+});

@@ -82,7 +82,7 @@ export interface RuntimeOptions {
   runner?: ScriptRunner;
   /** @default createLimiter from src/limiter */
   createLimiter?: LimiterFactory;
-  /** The time in ms since the epoch, read once per request. @default Date.now */
+  /** The time in ms since the epoch, read once per request; a fraction of a ms is dropped. @default Date.now */
   clock?: () => number;
   /** @default one JSON line per event on the console, with the token redacted */
   log?: Logger;
@@ -191,6 +191,8 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
   }));
   const defaultRoute = compile(settings.defaultRoute, DEFAULT_ROUTE_NAME, "RATE_LIMIT");
   const log = redact(redact(options.log ?? consoleLogger, settings.redis.token), settings.adminToken ?? "");
+  // Keys and scripts count whole ms; `performance.timeOrigin + performance.now()` has fractions.
+  const userClock = options.clock;
   return {
     settings,
     match: memoizeRoutes(compileRoutes(routes)),
@@ -207,6 +209,6 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
       settings.keyPrefix,
       routes.filter((route) => route.perRule).map((route) => route.settings.scope),
     ),
-    clock: options.clock ?? Date.now,
+    clock: userClock ? () => Math.floor(userClock()) : Date.now,
   };
 }
