@@ -12,7 +12,7 @@ const USES: Array<[AlgorithmName, string]> = [
   ["sliding-log", "the same, exact to the request, for small limits (logins, one-time codes)"],
   ["token-bucket", "a smooth rate with a burst allowance (not a window limit: the trace counts its bursts as over)"],
   ["fixed-window", "the cheapest counter, when a burst across a window's edge is acceptable"],
-  ["sliding-window-approx", "the cheapest smooth window, counted as Cloudflare and @upstash/ratelimit count"],
+  ["sliding-window-approx", "the cheapest smooth window, as Cloudflare counts it, for limits of about 10 or more"],
 ];
 
 /**
