@@ -65,4 +65,19 @@ describe("parseReply", () => {
       expect(() => parseReply(reply, single, now)).toThrow(RedisRestError);
     }
   });
+
+  it("Should refuse a reply whose verdict is unknown, contradicts its rules, or whose counts are not whole and non-negative", () => {
+    for (const reply of [
+      [7, 1, 0, 1, 9, now + 1_000, 0],
+      [1, 1, 0, 0, 0, now + 1_000, 400],
+      [0, 1, 0, 1, 9, now + 1_000, 0],
+      [1, 1, 0, 2, 9, now + 1_000, 0],
+      [1, 1, 0, 1, 2.5, now + 1_000, 0],
+      [1, 1, 0, 1, -3, now + 1_000, 0],
+      [0, 1, 0, 0, 0, now + 1_000, -5],
+      [1, 1.5, 0, 1, 9, now + 1_000, 0],
+    ]) {
+      expect(() => parseReply(reply, single, now), JSON.stringify(reply)).toThrow(RedisRestError);
+    }
+  });
 });

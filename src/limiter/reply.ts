@@ -30,11 +30,12 @@ const VERDICT = { refused: 0, allowed: 1, denied: 2, allowListed: 3 } as const;
 export function parseReply(reply: unknown, plan: Plan, now: number, clients?: readonly string[]): Decision {
   // Plain loops: this runs on every decision, and the callbacks of every/forEach cost more than
   // the work they do on a reply of a few integers.
-  const numbers = isNumberArray(reply) ? reply : undefined;
+  const numbers = isIntegerArray(reply) ? reply : undefined;
   const group = numbers && plan.groups[numbers[1]! - 1];
   const listed = numbers?.[0] === VERDICT.denied || numbers?.[0] === VERDICT.allowListed;
-  if (!numbers || !group || !(numbers.length === HEAD + FIELDS_PER_RULE * group.rules.length || (listed && numbers.length === HEAD))) {
-    throw new RedisRestError("reply", "evalsha", `unexpected limiter reply ${JSON.stringify(reply).slice(0, 200)}`);
+  const counted = numbers?.[0] === VERDICT.refused || numbers?.[0] === VERDICT.allowed;
+  if (!numbers || !group || !(numbers.length === HEAD + FIELDS_PER_RULE * group.rules.length || (listed && numbers.length === HEAD)) || !(listed || counted)) {
+    throw unexpected(reply);
   }
   const verdict = numbers[0]!;
   const listTtlMs = numbers[2]!;
@@ -46,6 +47,7 @@ export function parseReply(reply: unknown, plan: Plan, now: number, clients?: re
     for (let i = 0; i < group.rules.length; i++) {
       const rule = group.rules[i]!;
       const at = HEAD + FIELDS_PER_RULE * i;
+      if (numbers[at]! > 1 || numbers[at]! < 0 || numbers[at + 1]! < 0 || numbers[at + 3]! < 0) throw unexpected(reply);
       outcomes.push({
         rule: rule.name,
         limit: rule.algorithm === "token-bucket" ? (rule.burst ?? rule.limit) : rule.limit,
@@ -68,6 +70,8 @@ export function parseReply(reply: unknown, plan: Plan, now: number, clients?: re
       }
     }
   }
+  // A counted verdict is its rules' (assemble-script.ts): refused exactly when one of them refused.
+  if (counted && outcomes.length > 0 && (verdict === VERDICT.refused) !== refusedBy >= 0) throw unexpected(reply);
   const allowed = verdict === VERDICT.allowed || verdict === VERDICT.allowListed;
   const deciding = outcomes.length === 0 ? undefined : refusedBy >= 0 && !allowed ? refusedBy : fewestRemaining(outcomes);
   const decision: Decision = { allowed, rule: deciding === undefined ? "" : group.rules[deciding]!.name, rules: outcomes };
@@ -97,8 +101,13 @@ function fewestRemaining(outcomes: readonly RuleOutcome[]): number {
   return fewest;
 }
 
-function isNumberArray(reply: unknown): reply is number[] {
+function isIntegerArray(reply: unknown): reply is number[] {
   if (!Array.isArray(reply)) return false;
-  for (let i = 0; i < reply.length; i++) if (typeof reply[i] !== "number") return false;
+  for (let i = 0; i < reply.length; i++) if (!Number.isSafeInteger(reply[i])) return false;
   return true;
+}
+
+/** Anything else is no reply of these scripts (another version under the same SHA1, a broken proxy). */
+function unexpected(reply: unknown): RedisRestError {
+  return new RedisRestError("reply", "evalsha", `unexpected limiter reply ${JSON.stringify(reply).slice(0, 200)}`);
 }
