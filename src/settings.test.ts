@@ -163,6 +163,17 @@ describe("readSettings", () => {
     expect(readSettings({ ...base, ROUTES: [login, { ...colon, pattern: "*/v1/jobs:cancel" }] }).routes).toHaveLength(2);
   });
 
+  it("Should accept a route named like a scheme beside a pattern with that scheme, since no key part after a colon starts with a slash", () => {
+    const routes = [
+      { pattern: "a.example/x", name: "https", rules: ["1/1s", "10/1m"] },
+      { pattern: "https://a.example/y", rules: "1/1s" },
+      { pattern: "*/login", rules: "1/1s" },
+      { pattern: "*/login:", rules: "1/1s" },
+      { pattern: "*/login:X", rules: "1/1s" },
+    ];
+    expect(readSettings({ ...base, ROUTES: routes }).routes).toHaveLength(5);
+  });
+
   it("Should refuse a route whose cost is more than one of its rules ever allows, since it would refuse every request", () => {
     const route = { pattern: "*/export*", rules: ["5/1m", "100/1h"], cost: 10 };
     expect(() => readSettings({ ...base, ROUTES: [route] })).toThrow(

@@ -41,6 +41,9 @@ export interface RouteDefaults {
   origin?: string;
 }
 
+/** The first character of a key part after a scope: a name's (rule.ts, tiers.ts) or a window index's. */
+const KEY_PART_START = /^[a-z0-9-]$/;
+
 /**
  * Reads `ROUTES`.
  *
@@ -62,11 +65,13 @@ export function parseRoutes(value: unknown, defaults: RouteDefaults): RouteSetti
     seen.set(route.scope, index);
   });
   // Keys join scope and rule with ":" (src/keys/build-key.ts), and names hold none, so only a
-  // pattern can: `*/login:5-per-1m` would count on `*/login`'s rule `5-per-1m`.
+  // pattern can: `*/login:5-per-1m` would count on `*/login`'s rule `5-per-1m`. What follows a
+  // scope's ":" in a key (a rule or tier name, a window index) starts with one of KEY_PART_START,
+  // so `https://a.example/y` never meets a route named `https`.
   routes.forEach((route, index) => {
     for (let colon = route.scope.indexOf(":"); colon >= 0; colon = route.scope.indexOf(":", colon + 1)) {
       const other = seen.get(route.scope.slice(0, colon));
-      if (other === undefined) continue;
+      if (other === undefined || !KEY_PART_START.test(route.scope.charAt(colon + 1))) continue;
       const why = `as keys join a route's name, else its pattern, to a rule's with ":" (give one a "name")`;
       fail(child(child(at, index), "pattern"), `${quote(route.scope)} would share Redis keys with ROUTES[${other}] (${quote(routes[other]!.scope)}), ${why}`);
     }
