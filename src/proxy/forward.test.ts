@@ -72,6 +72,33 @@ describe("forwardToOrigin", () => {
   });
 });
 
+describe("forwardToOrigin without an origin", () => {
+  it("Should send a zone route's origin no x-ratewall- header, and forward a request that carries one, as sent by a client", async () => {
+    const { seen, fetch } = recordingFetch();
+    for (let i = 0; i < 2; i++) {
+      const headers: Record<string, string> = i === 0 ? {} : { "x-ratewall-forwarded-by": "sent-by-a-client" };
+      expect((await forwardToOrigin(new Request("https://shop.example.com/x", { headers }), { timeoutMs: 1000, fetch })).status).toBe(200);
+    }
+    expect(seen.map((request) => [...request.headers.keys()].filter((name) => name.startsWith("x-ratewall-")))).toEqual([[], []]);
+  });
+
+  it("Should mark what it forwards on a local host, and refuse that request when it comes back", async () => {
+    const { seen, fetch } = recordingFetch();
+    await forwardToOrigin(new Request("http://localhost:8787/x"), { timeoutMs: 1000, fetch });
+    const id = seen[0]!.headers.get("x-ratewall-forwarded-by");
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    const back = await forwardToOrigin(new Request("http://localhost:8787/x", { headers: { "x-ratewall-forwarded-by": id! } }), {
+      timeoutMs: 1000,
+      fetch,
+    }).catch((e: unknown) => e);
+    expect(back).toMatchObject({
+      kind: "loop",
+      message: "Origin http://localhost:8787 is the Worker itself: the request it forwarded came back to it; set ORIGIN_URL",
+    });
+    expect(seen).toHaveLength(1);
+  });
+});
+
 describe("targetUrl", () => {
   it("Should keep the request's URL without an origin, and prefix an origin's path", () => {
     expect(targetUrl(urlParts("https://a.test/x?y=1"), undefined)).toBe("https://a.test/x?y=1");

@@ -27,13 +27,16 @@ const TOKEN = /^[!#$%&'*+\-.0-9A-Z^_`a-z|~]+$/;
  */
 const HOP_BY_HOP = /^(connection|keep-alive|proxy-authenticate|proxy-authorization|proxy-connection|te|trailer|transfer-encoding|upgrade)$/;
 /**
- * Marks a request this isolate forwarded to the request's own URL (no origin set) with the
- * isolate's random id, so that one which comes back (`wrangler dev` without `ORIGIN_URL`: the
- * request's own URL is the Worker) is answered 502 on its second pass instead of looping until
- * the limit is spent. On a zone route a Worker's fetch to its own zone goes to the origin and never
- * comes back; a client cannot guess the id, and forwarding drops any `x-ratewall-` header it sends.
+ * Marks a request this isolate forwarded to the request's own URL (no origin set) on a local host
+ * with the isolate's random id, so that one which comes back (`wrangler dev` without `ORIGIN_URL`:
+ * the request's own URL is the Worker) is answered 502 on its second pass instead of looping until
+ * the limit is spent. A zone route's host is a domain, never marked: its origin gets no such
+ * header, and a Worker's fetch to its own zone goes to the origin and never comes back. Forwarding
+ * drops any `x-ratewall-` header a client sends.
  */
 const FORWARDED_BY = "x-ratewall-forwarded-by";
+/** Hosts no zone route can have: `localhost`, `*.localhost` (RFC 6761 §6.3), IP literals; a port aside. */
+const LOCAL_HOST = /^(?:(?:[^:]*\.)?localhost|\d+\.\d+\.\d+\.\d+|\[[0-9a-f:.]+\])(?::\d+)?$/i;
 let isolateId: string | undefined;
 /** Origins parsed once per isolate: the configured ones are few and fixed; the cap bounds the rest. */
 const originBases = new Map<string, URL>();
@@ -62,7 +65,7 @@ export async function forwardToOrigin(request: Request, options: ForwardOptions)
   const url = urlParts(request.url);
   const target = targetUrl(url, options.origin);
   const targetOrigin = options.origin ? originBase(options.origin).origin : url.origin;
-  if (!options.origin) refuseSelf(request, url.host, targetOrigin);
+  const mark = options.origin ? undefined : refuseSelf(request, url.host, targetOrigin);
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs);
   try {
@@ -88,7 +91,7 @@ export async function forwardToOrigin(request: Request, options: ForwardOptions)
     };
     const outgoing = new Request(target, init as RequestInit);
     forwardedHeaders(outgoing.headers, url);
-    if (!options.origin) outgoing.headers.set(FORWARDED_BY, isolateId!);
+    if (mark !== undefined) outgoing.headers.set(FORWARDED_BY, mark);
     const response = await (options.fetch ?? fetch)(outgoing);
     const answer = new Response(response.body, response);
     answerHeaders(answer.headers);
@@ -103,14 +106,16 @@ export async function forwardToOrigin(request: Request, options: ForwardOptions)
 
 /**
  * Without ORIGIN_URL the request's own URL is the origin, which is right on a zone route; on
- * workers.dev, and under `wrangler dev`, that URL is this Worker, and fetching it would only loop
- * back here.
+ * workers.dev, and under `wrangler dev` on a local host, that URL is this Worker, and fetching it
+ * would only loop back here. Returns the id to mark the forwarded request with, on a local host.
  */
-function refuseSelf(request: Request, host: string, targetOrigin: string): void {
+function refuseSelf(request: Request, host: string, targetOrigin: string): string | undefined {
   if (host.replace(/:\d+$/, "").endsWith(".workers.dev")) throw new OriginError("none", targetOrigin);
+  if (!LOCAL_HOST.test(host)) return undefined;
   // Generated on the first request: Workers refuse random values at startup.
   isolateId ??= crypto.randomUUID();
   if (request.headers.get(FORWARDED_BY) === isolateId) throw new OriginError("loop", targetOrigin);
+  return isolateId;
 }
 
 /**

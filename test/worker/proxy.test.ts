@@ -57,11 +57,14 @@ describe("the Worker, end to end", () => {
     }) as typeof fetch;
     const t = testApp({ ORIGIN_URL: undefined }, { originFetch: backToTheWorker });
     app = t.app;
-    const res = await t.get("/x", uniqueIpv4());
-    expect(res.status).toBe(502);
-    expect(await res.text()).toBe("Bad Gateway: No origin is configured (ORIGIN_URL).");
-    expect(hops).toBe(1);
-    expect(t.logs).toContainEqual(expect.objectContaining({ event: "origin-failure", kind: "loop", origin: "https://example.com" }));
+    for (const url of ["http://localhost:8787/x", "http://127.0.0.1:8787/x", "http://[::1]:8787/x", "http://192.168.1.5:8787/x"]) {
+      hops = 0;
+      const res = await t.get(url, uniqueIpv4());
+      expect(res.status, url).toBe(502);
+      expect(await res.text()).toBe("Bad Gateway: No origin is configured (ORIGIN_URL).");
+      expect(hops, url).toBe(1);
+    }
+    expect(t.logs).toContainEqual(expect.objectContaining({ event: "origin-failure", kind: "loop", origin: "http://localhost:8787" }));
   });
 
   it("Should answer 504 when the origin does not answer within ORIGIN_TIMEOUT_MS", async () => {
