@@ -17,7 +17,7 @@
  * client refused on GET must not get a fresh budget by asking with HEAD. A route that lists HEAD
  * matches it as any method; the precedence above is otherwise unchanged.
  */
-import { normalizeForMatch, type MatchTarget } from "./normalize.ts";
+import { normalizeForMatch, startsEquivalent, type MatchTarget } from "./normalize.ts";
 import { type Pattern, parsePattern, specificity } from "./pattern.ts";
 
 /**
@@ -41,13 +41,16 @@ export function compileRoutes<T extends { pattern: string; methods?: readonly st
   return function matchRoute(url, method) {
     const target = normalizeForMatch(url);
     const upper = method?.toUpperCase();
-    const find = (path: string) =>
-      compiled.find((entry) => (!upper || !entry.methods || entry.methods.includes(upper)) && matches(entry.pattern, target.scheme, target.host, path))?.route;
+    const find = (path: string, sent?: string) =>
+      compiled.find((entry) => (!upper || !entry.methods || entry.methods.includes(upper)) && matches(entry.pattern, target.scheme, target.host, path, sent))
+        ?.route;
     const route = find(target.path);
     // nginx decodes `%2F` and resolves the `..` it makes; Hono, Express and Rails keep it inside
     // one segment; Tomcat drops `;…` first (normalize.ts). Where the readings' routes differ, a
     // client could be counted on one while the origin serves another's path.
     if (target.otherPaths?.some((path) => find(path) !== route)) throw new AmbiguousPathError(url.pathname);
+    // The same where composing the path moved a prefix's boundary (`/search` + U+0307).
+    if (target.sentPath !== undefined && find(target.path, target.sentPath) !== route) throw new AmbiguousPathError(url.pathname, COMPOSED);
     return route;
   };
 }
@@ -58,13 +61,16 @@ export function compileRoutes<T extends { pattern: string; methods?: readonly st
  * needs to send one, so it is refused (400) rather than counted on either route.
  */
 export class AmbiguousPathError extends Error {
-  constructor(readonly pathname: string) {
-    super(
-      `The path ${JSON.stringify(pathname)} is ambiguous: an encoded slash (%2F or %5C) or a \`;\` parameter makes a dot segment there, which origins resolve differently`,
-    );
+  constructor(
+    readonly pathname: string,
+    why = "an encoded slash (%2F or %5C) or a `;` parameter makes a dot segment there, which origins resolve differently",
+  ) {
+    super(`The path ${JSON.stringify(pathname)} is ambiguous: ${why}`);
     this.name = "AmbiguousPathError";
   }
 }
+
+const COMPOSED = "a combining mark after a route's prefix joins its last letter when composed (Unicode NFC), and origins that route by the bytes sent do not";
 
 /**
  * A route's methods with HEAD added when they list GET (RFC 9110 §9.3.2), once at compile time.
@@ -76,12 +82,15 @@ export function withHead(methods: readonly string[] | undefined): readonly strin
   return methods?.includes("GET") && !methods.includes("HEAD") ? [...methods, "HEAD"] : methods;
 }
 
-/** Whether a compiled pattern matches a normalized target's scheme, host and path. */
-function matches(pattern: Pattern, scheme: MatchTarget["scheme"], host: string, path: string): boolean {
+/**
+ * Whether a compiled pattern matches a normalized target's scheme, host and path; with `sent`
+ * (the path as sent), a prefix is read on it instead, at the boundaries it has.
+ */
+function matches(pattern: Pattern, scheme: MatchTarget["scheme"], host: string, path: string, sent?: string): boolean {
   if (pattern.scheme && pattern.scheme !== scheme) return false;
   const hostOk = pattern.hostKind === "exact" ? host === pattern.host : host.endsWith(pattern.host);
   if (!hostOk) return false;
-  if (pattern.pathKind === "prefix") return path.startsWith(pattern.path);
+  if (pattern.pathKind === "prefix") return sent === undefined ? path.startsWith(pattern.path) : startsEquivalent(sent, pattern.path);
   // An exact path is kept without a trailing slash (pattern.ts); the request's may have one.
   return path === pattern.path || (path.length === pattern.path.length + 1 && path.endsWith("/") && path.startsWith(pattern.path));
 }

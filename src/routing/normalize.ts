@@ -32,6 +32,13 @@ export interface MatchTarget {
    * is the request's.
    */
   otherPaths?: string[];
+  /**
+   * Only where composing changed a non-ASCII path: the path with the code points as sent (decoded,
+   * lowercase, resolved). An origin that routes by the bytes sent serves `/search` + U+0307 under
+   * `/search`, where the composed `/searcḣ` starts with no `/search`; where the two readings meet
+   * different routes, no one route is the request's.
+   */
+  sentPath?: string;
 }
 
 /** A segment's `;parameters` (RFC 2396 §3.3), up to the next `/`. */
@@ -67,6 +74,10 @@ export function normalizeForMatch(url: URL): MatchTarget {
   if (DOT_SEGMENT.test(decoded) || DOT_SEGMENT.test(kept)) {
     target.otherPaths = withParameters ? [resolveSegments(kept), resolveSegments(kept, true)] : [resolveSegments(kept, true)];
   }
+  if (NON_ASCII.test(decoded)) {
+    const sent = resolveSegments(decodeAsSent(withParameters ? pathname.replace(SEGMENT_PARAMETERS, "") : pathname));
+    if (sent !== target.path) target.sentPath = sent;
+  }
   return target;
 }
 
@@ -89,29 +100,56 @@ export function resolveSegments(decoded: string, keepDots = false): string {
 }
 
 /**
- * A path decoded once, `\` as `/`, lowercase, in Unicode's decomposed form (NFD); segments not
- * yet resolved. Route patterns' paths are read with it too (pattern.ts), so `/caf%C3%A9`, `/café`
- * and `/cafe%CC%81` are one path on both sides.
+ * A path decoded once, `\` as `/`, lowercase, in Unicode's composed form (NFC); segments not yet
+ * resolved. Route patterns' paths are read with it too (pattern.ts), so `/caf%C3%A9`, `/café` and
+ * `/cafe%CC%81` are one path on both sides.
  *
  * @example
- * decodePath("/CAF%C3%89/a%5Cb"); // → "/cafe\u0301/a/b"
+ * decodePath("/CAF%C3%89/a%5Cb"); // → "/café/a/b"
  */
 export function decodePath(pathname: string): string {
+  const path = decodeAsSent(pathname);
+  // `é` may come as one code point or as `e` and a combining accent (macOS file names, some
+  // clients), which Unicode defines as the same text (UAX #15, canonical equivalence): read both
+  // in the composed form. An ASCII path, nearly every one, is in every normal form already.
+  return NON_ASCII.test(path) ? path.normalize("NFC") : path;
+}
+
+/** {@link decodePath} without composing: the code points the client sent, decoded and lowercase. */
+function decodeAsSent(pathname: string): string {
   // Decoding once matches what origins do; %2F and %5C then become separators, as many servers
   // (and every path-joining framework) end up treating them.
   const path = safeDecode(pathname).replace(BACKSLASHES, "/").toLowerCase();
-  // An ASCII path, nearly every one, is in every normal form already.
-  if (!NON_ASCII.test(path)) return path;
-  // `é` may come as one code point or as `e` and a combining accent (macOS file names, some
-  // clients), which Unicode defines as the same text (UAX #15, canonical equivalence). The
-  // decomposed form reads both alike and, unlike the composed one, never joins a mark to the
-  // letter before it, so a path that starts with a prefix still does (`/search` + U+0307 is no
-  // `/searcḣ`). `toLowerCase` gives a Σ that ends a word the final `ς` (Unicode's Final_Sigma),
-  // so a prefix ending in Σ would lose it on a longer path: both sigmas read as `σ`.
-  return path.normalize("NFD").replace(FINAL_SIGMA, "σ");
+  // `toLowerCase` gives a Σ that ends a word the final `ς` (Unicode's Final_Sigma), so a prefix
+  // ending in Σ would lose it on a longer path; case folding reads both sigmas as `σ` (CaseFolding.txt).
+  return NON_ASCII.test(path) ? path.replace(FINAL_SIGMA, "σ") : path;
 }
 
 const FINAL_SIGMA = /ς/g;
+
+/**
+ * Whether `sent` (a path as sent, {@link MatchTarget.sentPath}) starts, at a boundary between the
+ * code points it has, with text canonically equivalent to `prefix` (composed): `/search` + U+0307
+ * starts with `/search` there, and `/cafe` + U+0301 + `/x` with `/café`.
+ */
+export function startsEquivalent(sent: string, prefix: string): boolean {
+  // Only non-ASCII code units change length when composed, a character into at most 3 (UAX #15,
+  // "Stability"), so only boundaries that near the prefix's length can hold it; the cap bounds the
+  // work a path of many marks could ask for.
+  const slack = Math.min(MAX_SLACK, 3 * (countNonAscii(sent) + countNonAscii(prefix)));
+  const last = Math.min(sent.length, prefix.length + slack);
+  for (let end = Math.max(1, prefix.length - slack); end <= last; end++) {
+    if (sent.slice(0, end).normalize("NFC") === prefix) return true;
+  }
+  return false;
+}
+
+const MAX_SLACK = 48;
+const NON_ASCII_ALL = new RegExp(NON_ASCII.source, "g");
+
+function countNonAscii(text: string): number {
+  return text.match(NON_ASCII_ALL)?.length ?? 0;
+}
 
 function safeDecode(text: string): string {
   try {

@@ -75,6 +75,14 @@ describe("path and host tricks", () => {
     expect((await t.request("https://example.com/public/a%2F..%2Fb", { ip })).status).toBe(200);
   });
 
+  it("Should refuse with 400 a path whose combining mark joins the login prefix's last letter, since origins that route by the bytes sent serve it as /login", async () => {
+    const t = testApp(vars);
+    const ip = uniqueIpv4();
+    expect((await t.get("/login", ip)).status).toBe(200);
+    for (const path of ["/login%CC%83", "/LOGIN%CC%83/x"]) expect((await t.get(path, ip)).status, path).toBe(400);
+    expect((await t.get("/caf%C3%A9%CC%81", ip)).status).toBe(200);
+  });
+
   it("Should keep counting the public area, other hosts and look-alike paths on their own routes", async () => {
     const t = testApp(vars);
     const ip = uniqueIpv4();
