@@ -1,7 +1,9 @@
 /**
  * @module Round-robin scheduling of contenders: short rounds, every contender once per round, the
  * starting contender rotated from round to round, so no contender always runs first (warm
- * caches) or last (a busy neighbour's burst).
+ * caches) or last (a busy neighbour's burst), and every other round in reverse, so that no
+ * contender always runs right after the same one (what a round leaves behind: garbage, a warm or
+ * busy core).
  */
 
 /**
@@ -19,7 +21,8 @@ export async function interleave<C extends string, M>(
   const results = Object.fromEntries(contenders.map((c) => [c, [] as M[]])) as Record<C, M[]>;
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < contenders.length; i++) {
-      const contender = contenders[(i + round) % contenders.length]!;
+      const at = (i + round) % contenders.length;
+      const contender = contenders[round % 2 === 0 ? at : contenders.length - 1 - at]!;
       results[contender].push(await measure(contender, round));
     }
   }

@@ -94,8 +94,9 @@ function roundTrips(results: BenchResults, image: Image): string[] {
     "Each limiter runs in its Worker (ratewall: `src/index.ts`, with analytics on: a `RATEWALL_ANALYTICS` Analytics Engine dataset bound, so every decision also writes a data point; the peer: `scripts/bench/workers/upstash-peer.ts`, `@upstash/ratelimit` with default options) " +
       "against the same routes and limits. Requests to the REST endpoint are counted by the shim's `stats`; body bytes by the shim, wire bytes (HTTP headers included) by a TCP relay in front of it. " +
       "*allowed*: a fresh client; *refused again*: a client already refused once (both limiters then answer from isolate memory: ratewall's block cache, the peer's ephemeral cache); " +
-      "*two rules*: a route with two limits (ratewall decides both in one script call; `@upstash/ratelimit` has one limit per instance, so the peer does what a user would: two `Ratelimit` instances checked in sequence, stopping at the first refusal, which is not all-or-nothing). " +
-      "Measured after one warm-up request, so script loading (NOSCRIPT → EVAL) is not counted.",
+      "*two rules*: a route with two limits (ratewall decides both in one script call; `@upstash/ratelimit` has one limit per instance, so the peer does what a user would: two `Ratelimit` instances checked together with `Promise.all`, which `@upstash/redis`'s default auto-pipelining sends as one REST request, and which is not all-or-nothing: both rules are charged when one refuses). " +
+      "Measured after one warm-up request, so script loading (NOSCRIPT → EVAL) is not counted. " +
+      "The peer's `slidingWindow` is a two-window estimate, as ratewall's `sliding-window-approx` is; its rows are under `sliding-window`, ratewall's exact bucketed window, which keeps more.",
     (data) => [
       table(
         ["limiter", "algorithm", "scenario", "REST requests", "body bytes", "wire bytes", "Worker answers"],
@@ -127,7 +128,8 @@ function throughput(results: BenchResults, image: Image): string[] {
     `Five Workers on one stack, each bundled by ${bundlerText(results)} and served by its own Miniflare instance: ` +
       "(a) **pass-through** (Hono + `hono/proxy`), (b) **floor**: the same plus one `PING` to the REST endpoint per request, the least any Redis-backed limiter can cost, " +
       "(c) **ratewall**, (d) **peer**: a small Hono Worker with `@upstash/ratelimit`, (e) **lean**: the floor with ratewall's fixed-window script sent instead of the `PING` and the two `RateLimit` headers added, and nothing else " +
-      "(`scripts/bench/workers/lean.ts`: no routes, lists, tiers, block cache, events, timeouts or header hygiene), so lean/floor is what ratewall's decision costs by itself and ratewall/lean what its Worker adds around it; floor/peer is the most any limiter could lead the peer by, since none costs less than the floor, and lean/peer the most any Worker making ratewall's decision could. " +
+      "(`scripts/bench/workers/lean.ts`: no routes, lists, tiers, block cache, events, timeouts or header hygiene), so lean/floor is what ratewall's decision costs by itself and ratewall/lean what its Worker adds around it; floor/peer is the most any limiter could lead the peer by, since none costs less than the floor, and lean/peer the most any Worker making ratewall's decision could: bounds of the expected figures, which one run's noise can cross. " +
+      "Each round sends every request from one client (`CF-Connecting-IP`) to one path, as a returning client does: ratewall's per-isolate caches are then warm (the client's keyed hash for its analytics event, the route looked up by URL), where a client new to the isolate costs it one HMAC-SHA-256 more; the peer keeps no such caches. " +
       "`-1` is a route with one rule, `-2` with two (fixed window, limits never reached). " +
       "Load from autocannon (in its own worker thread) at each concurrency, after an unrecorded warm-up, rounds interleaved; req/s and latencies are medians over rounds (latencies from every response's own time, µs resolution), " +
       "and **every ratio is the median of paired per-round ratios** (each round's run of one Worker against the same round's run of the other), shown with the per-round range. *mean* is connections / throughput. " +
@@ -278,7 +280,7 @@ function bundles(results: BenchResults, image: Image): string[] {
     results,
     "bundles",
     "7. Bundle size",
-    `Each Worker as ${bundlerText(results)} builds it, minified and gzipped: what a cold start has to load.`,
+    `Each Worker minified and gzipped, as built by ${bundlerText(results)}: what a cold start has to load.`,
     (data) => [
       ...(data.ratewallNote ? [`Note: ${data.ratewallNote}; the ratewall row is the skeleton's forwarder.`, ""] : []),
       table(
@@ -381,7 +383,7 @@ function cpu(results: BenchResults): string[] {
       "Timed: the Worker's own code, plus what every Worker pays alike, a `Request` in and, per fetch, a `Request`, a JSON parse and a map lookup out; the pass-through row is that floor. " +
       "*ratewall-refused* is a client already refused on a 1-per-hour route: answered from the block cache. " +
       "*lean-1* is section 2's lean Worker: ratewall's script and its two headers, nothing else; so lean-1/floor is what the decision costs by itself, ratewall-1/lean-1 what ratewall's code around it costs, and lean-1/peer-1 the least CPU, against the peer, that a Worker making ratewall's decision could reach. " +
-      "Every Worker is built with ratewall's `keep_names = false`, except *peer-1-keep-names*: the peer built with wrangler's default, `keep_names = true`, as a user who keeps wrangler's defaults deploys it (esbuild then renames functions each time they are created, which costs the peer more than ratewall; docs/performance.md, entry 11). " +
+      "Every Worker is built with ratewall's `keep_names = false`, except *peer-1-keep-names*: the peer built with wrangler's default `keep_names = true` (minified, as every Worker here), as a user who keeps that default deploys it (esbuild then renames functions each time they are created, which costs the peer more than ratewall; docs/performance.md, entry 11). " +
       "**Method**: workerd's own CPU time, from Linux's `/proc/<pid>/task/*/schedstat` (ns on a CPU, all its threads) read before and after each round (one HTTP request to the harness per 5,000 Worker requests: workerd allows a request 10,000 active timers, and each of ratewall's Redis calls holds one for `REDIS_TIMEOUT_MS`), divided by the requests of the round. " +
       "Rounds interleaved after an unrecorded warm-up, each compared pair back to back within a round; µs are medians over rounds with the lowest and highest round, " +
       "**ratios are medians of paired per-round ratios** with their range.",

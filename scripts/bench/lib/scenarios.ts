@@ -9,7 +9,11 @@ import type { AlgorithmName } from "../../../src/limiter/types.ts";
 /** Every algorithm, in the registry's order. */
 export const algorithms: readonly AlgorithmName[] = ["fixed-window", "sliding-log", "sliding-window", "sliding-window-approx", "token-bucket"];
 
-/** The algorithms `@upstash/ratelimit` 2.2 offers under the same semantics. */
+/**
+ * The algorithms `@upstash/ratelimit` 2.2 offers, under the names of ratewall's closest. Its
+ * `slidingWindow` is the two-window estimate of ratewall's `sliding-window-approx`, so the
+ * `sliding-window` rows set ratewall's exact bucketed window, which keeps more, against it.
+ */
 export const peerAlgorithms: readonly AlgorithmName[] = ["fixed-window", "sliding-window", "token-bucket"];
 
 /** A limit no run reaches; ratewall caps limit × window at 2^50, so 10^8 fits windows up to 3 h. */

@@ -140,7 +140,7 @@ function shimRows({ sections }: BenchResults): Row[] {
   const out: Row[] = rows.map((row) => [
     `Shim, one EVALSHA at c=${row.concurrency} (direct Redis ${int(row.paths.direct.rps)} req/s, p50 ${num(row.paths.direct.p50, 3)} ms)`,
     `${int(row.paths["ratewall-shim"].rps)} req/s, p50 ${num(row.paths["ratewall-shim"].p50, 3)} ms`,
-    `${int(row.paths["peer-shim"].rps)} req/s, p50 ${num(row.paths["peer-shim"].p50, 3)} ms (its Node shim)`,
+    `${int(row.paths["peer-shim"].rps)} req/s, p50 ${num(row.paths["peer-shim"].p50, 3)} ms (\`@humanwhocodes/upstash-redis-server\`, a Node shim of a third party)`,
     `ratewall shim / peer shim ${ratio(row.overPeer)} (rounds ${range(row.overPeerRange)}), / direct ${ratio(row.overDirect)} (${range(row.overDirectRange)}); median of per-round ratios`,
   ]);
   const c1 = rows.find((row) => row.concurrency === 1);
@@ -148,8 +148,8 @@ function shimRows({ sections }: BenchResults): Row[] {
     out.push([
       "p50 the ratewall shim adds to direct Redis at c=1",
       `+${num(c1.addedP50Ms, 3)} ms`,
-      `+${num(c1.paths["peer-shim"].p50 - c1.paths.direct.p50, 3)} ms`,
-      "median over rounds of shim p50 − direct p50",
+      `+${num(c1.peerAddedP50Ms, 3)} ms`,
+      "median over rounds of each shim's p50 − direct p50",
     ]);
   return out;
 }
@@ -160,7 +160,7 @@ function cpuRows({ sections }: BenchResults): Row[] {
   const us = (contender: string) => rows.find((r) => r.contender === contender)?.cpuUs;
   const paired = (contender: string, versus: string) => {
     const found = ratios.find((r) => r.contender === contender && r.versus === versus);
-    return found ? `${ratio(found.ratio)} (rounds ${range(found.range)})` : "–";
+    return found ? `${ratio(found.ratio)} (rounds ${range(found.range)}; of medians ${ratio(found.ofMedians)})` : "–";
   };
   const cell = (contender: string) => `${num(us(contender), 0)} µs`;
   return [
@@ -168,7 +168,7 @@ function cpuRows({ sections }: BenchResults): Row[] {
       "CPU per allowed request, one rule (workerd, fetches answered in-process)",
       cell("ratewall-1"),
       cell("peer-1"),
-      `ratewall/peer ${paired("ratewall-1", "peer-1")}, both built with ratewall's keep_names = false; against the peer built with wrangler's default keep_names = true (${cell("peer-1-keep-names")}) ${paired("ratewall-1", "peer-1-keep-names")}; floor ${cell("floor")} (floor/peer ${paired("floor", "peer-1")}, the least any limiter could reach), ` +
+      `ratewall/peer ${paired("ratewall-1", "peer-1")}, both built with ratewall's keep_names = false; against the peer built with wrangler's default keep_names = true, minified (${cell("peer-1-keep-names")}) ${paired("ratewall-1", "peer-1-keep-names")}; floor ${cell("floor")} (floor/peer ${paired("floor", "peer-1")}, the least any limiter could reach), ` +
         `lean ${cell("lean-1")} (ratewall's script and headers alone: lean/peer ${paired("lean-1", "peer-1")}, the least a Worker making ratewall's decision could reach; lean/floor ${paired("lean-1", "floor")}, ratewall/lean ${paired("ratewall-1", "lean-1")}), pass-through ${cell("pass-through")}`,
     ],
     ["CPU per allowed request, two rules", cell("ratewall-2"), cell("peer-2"), `ratewall/peer ${paired("ratewall-2", "peer-2")}`],

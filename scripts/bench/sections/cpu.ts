@@ -37,18 +37,25 @@ export interface CpuRow {
   cpuUs: number;
   /** Lowest and highest round. */
   rangeUs: [number, number];
+  /** Every round's µs per request, in round order: what the ratios pair. */
+  roundsUs: number[];
   /** REST requests per request when recorded against the real stack (0 for a block-cache refusal). */
   restCalls: number;
   /** The status every timed request answered. */
   status: number;
 }
 
-/** One contender over another: the median of per-round CPU ratios, and their range. */
+/**
+ * One contender over another: the median of per-round CPU ratios, and their range, beside the
+ * ratio of the two medians. Where rounds spread more than the contenders differ, the two can
+ * disagree by more than the difference itself: read the range first.
+ */
 export interface CpuRatio {
   contender: CpuContender;
   versus: CpuContender;
   ratio: number;
   range: [number, number];
+  ofMedians: number;
 }
 
 /** Section 10's data. */
@@ -179,6 +186,7 @@ export async function measureCpu(ctx: BenchContext): Promise<Outcome<CpuData>> {
         contender,
         cpuUs: median(us),
         rangeUs: [Math.min(...us), Math.max(...us)],
+        roundsUs: us,
         restCalls: recorded.get(contender)!.restCalls,
         status: setups[contender].status,
       };
@@ -191,6 +199,7 @@ export async function measureCpu(ctx: BenchContext): Promise<Outcome<CpuData>> {
           versus: b,
           ratio: pairedRatio(byContender[a], byContender[b]),
           range: ratioRange(byContender[a], byContender[b]),
+          ofMedians: median(byContender[a]) / median(byContender[b]),
         }),
       );
     return measured({ requestsPerRound: requests, rounds, rows, ratios });

@@ -39,6 +39,8 @@ export interface ShimVsRedisRow {
   overDirectRange: [number, number];
   /** ratewall shim p50 − direct p50, median over rounds, ms: what the shim adds. */
   addedP50Ms: number;
+  /** The same for the peer's shim. */
+  peerAddedP50Ms: number;
 }
 
 /** Section 3's data. */
@@ -146,8 +148,14 @@ function compare(concurrency: number, results: Record<ShimPath, ShimPathResult[]
     overPeerRange: ratioRange(rps("ratewall-shim"), rps("peer-shim")),
     overDirect: pairedRatio(rps("ratewall-shim"), rps("direct")),
     overDirectRange: ratioRange(rps("ratewall-shim"), rps("direct")),
-    addedP50Ms: median(results["ratewall-shim"].map((r, i) => r.p50 - results.direct[i]!.p50)),
+    addedP50Ms: added(results["ratewall-shim"], results.direct),
+    peerAddedP50Ms: added(results["peer-shim"], results.direct),
   };
+}
+
+/** A shim's p50 − direct Redis's p50, round by round, median. */
+function added(shim: ShimPathResult[], direct: ShimPathResult[]): number {
+  return median(shim.map((r, i) => r.p50 - direct[i]!.p50));
 }
 
 /** One POST to a shim; rejects on a non-200. */

@@ -3,8 +3,10 @@
  * user would write from its README: one `Ratelimit` per rule, created once per isolate (so its
  * default ephemeral cache of refused clients works), the client keyed on `cf-connecting-ip`,
  * `pending` handed to `waitUntil`, and every option left at its default. A route with several
- * rules checks them in sequence and stops at the first refusal; unlike ratewall this is not
- * all-or-nothing (an earlier rule stays charged when a later one refuses).
+ * rules checks them together (`Promise.all`), which `@upstash/redis`'s default auto-pipelining
+ * sends as one REST request: the fastest way to write it (checked in sequence, two rules cost two
+ * round trips). Unlike ratewall this is not all-or-nothing: every rule is charged, even when
+ * another refuses.
  *
  * Per-client tiers (`PEER_TIERS`) as a user of `@upstash/ratelimit` would write them: its
  * `dynamicLimits` is one global limit, so the client's tier is read with a GET of `peer-tier:<ip>`
@@ -73,13 +75,15 @@ app.all("*", async (c) => {
   const byTier = tiered.paths.find(([prefix]) => path.startsWith(prefix))?.[1];
   const tier = byTier && ((await tiered.redis.get<string>(`peer-tier:${client}`)) ?? "free");
   const limiters = byTier ? [byTier.get(tier!) ?? byTier.get("free")!] : (routes.find(([prefix]) => path.startsWith(prefix))?.[1] ?? []);
-  for (const limiter of limiters) {
-    const { success, reset, pending } = await limiter.limit(client);
+  const results = await Promise.all(limiters.map((limiter) => limiter.limit(client)));
+  let refusedUntil = 0;
+  for (const { success, reset, pending } of results) {
     c.executionCtx.waitUntil(pending);
-    if (!success) {
-      const retryAfter = Math.max(1, Math.ceil((reset - Date.now()) / 1000));
-      return c.text("Too many requests", 429, { "retry-after": String(retryAfter) });
-    }
+    if (!success) refusedUntil = Math.max(refusedUntil, reset);
+  }
+  if (refusedUntil > 0) {
+    const retryAfter = Math.max(1, Math.ceil((refusedUntil - Date.now()) / 1000));
+    return c.text("Too many requests", 429, { "retry-after": String(retryAfter) });
   }
   return forwardTo(c.req.raw, c.env.ORIGIN_URL);
 });
