@@ -68,4 +68,22 @@ describe("When Redis fails while a client is blocked", () => {
     t.clock.now += 60_000; // The block has ended: Redis is still down, so the request fails open.
     expect((await t.get("/", ip)).status).toBe(200);
   });
+
+  it("Should log an outage in one line per route and kind every 10 s, counting the failures it did not write, not one line per request", async () => {
+    const down = (async () => new Response('{"error":"ERR down"}', { status: 500 })) as unknown as typeof fetch;
+    const t = testApp({ FAILURE_MODE: "open", ROUTES: JSON.stringify([{ pattern: "*/login", rules: "5/1m" }]) }, { redisFetch: down });
+    const failures = () => t.logs.filter((entry) => entry.event === "redis-failure");
+    for (let i = 0; i < 100; i++) expect((await t.get("/", uniqueIpv4())).status).toBe(200);
+    expect(failures()).toEqual([expect.objectContaining({ route: "default", kind: "http" })]);
+    expect((await t.get("/login", uniqueIpv4())).status).toBe(200);
+    expect(failures().map((entry) => entry.route)).toEqual(["default", "*/login"]);
+    t.clock.now += 9_999;
+    await t.get("/", uniqueIpv4());
+    expect(failures()).toHaveLength(2);
+    t.clock.now += 1;
+    await t.get("/", uniqueIpv4());
+    expect(failures()).toHaveLength(3);
+    expect(failures()[2]).toMatchObject({ route: "default", kind: "http", suppressed: 100 });
+    expect(failures()[0]).not.toHaveProperty("suppressed");
+  });
 });

@@ -61,6 +61,37 @@ function scrub(value: unknown, forms: readonly string[]): unknown {
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [scrub(key, forms), scrub(item, forms)]));
 }
 
+/**
+ * How often an outage writes a `redis-failure` line, per isolate, route and kind: at its first
+ * failure, then at most once per interval, with the failures not written since (`suppressed`).
+ * One line per failed call would be one line per request while Redis is down, burying every other
+ * line; the decision events (`failed-open`, `failed-closed`) still count each request.
+ */
+export const FAILURE_LOG_INTERVAL_MS = 10_000;
+
+/** When each route and kind of failure last wrote a line, and how many failed since. */
+export type FailureLines = Map<string, { until: number; suppressed: number }>;
+
+/**
+ * Whether a failure at `now` writes a line, and if so the failures not written before it; as
+ * {@link FAILURE_LOG_INTERVAL_MS} says.
+ *
+ * @example
+ * const lines: FailureLines = new Map();
+ * failureLine(lines, "default http", 0); // → { suppressed: 0 }
+ * failureLine(lines, "default http", 5); // → undefined
+ * failureLine(lines, "default http", 10_000); // → { suppressed: 1 }
+ */
+export function failureLine(lines: FailureLines, key: string, now: number): { suppressed: number } | undefined {
+  const last = lines.get(key);
+  if (last !== undefined && now < last.until) {
+    last.suppressed++;
+    return undefined;
+  }
+  lines.set(key, { until: now + FAILURE_LOG_INTERVAL_MS, suppressed: 0 });
+  return { suppressed: last?.suppressed ?? 0 };
+}
+
 /** A short, token-free description of why a Redis call failed. */
 export function describeFailure(error: unknown): { kind: string; cause: string } {
   if (error instanceof Error) {

@@ -21,7 +21,7 @@ import { identifyClients } from "../../keys/rule-sources.ts";
 import { listVerdict } from "../../lists/verdict.ts";
 import type { Decision } from "../../limiter/types.ts";
 import { AmbiguousPathError } from "../../routing/match.ts";
-import { describeFailure, type LogEntry } from "./log.ts";
+import { describeFailure, failureLine, type LogEntry } from "./log.ts";
 import { createRuntimes, RUNTIME_OPTIONS, type CompiledRoute, type Runtime, type RuntimeOptions, type Runtimes } from "./runtime.ts";
 
 /** What the middleware leaves in `c.var.rateLimit` for later handlers (the proxy reads `route`). */
@@ -262,10 +262,11 @@ export function rateLimitWith(
       }
     }
 
-    /** One `redis-failure` line per failed call, scrubbed of the token (log.ts). */
+    /** A `redis-failure` line, scrubbed of the token, as often as {@link failureLine} allows (log.ts). */
     function logFailure(error: unknown) {
       const failure = describeFailure(error);
-      log({ level: "error", event: "redis-failure", failureMode, route: route.name, ...failure });
+      const line = failureLine(runtime.failureLines, `${route.name} ${failure.kind}`, now);
+      if (line) log({ level: "error", event: "redis-failure", failureMode, route: route.name, ...failure, ...(line.suppressed > 0 ? line : {}) });
       return failure;
     }
 

@@ -24,7 +24,7 @@ import { compileLevel, type ListLevel } from "../../lists/verdict.ts";
 import { compileRoutes } from "../../routing/match.ts";
 import { type CachedRouteMatcher, memoizeRoutes } from "../../routing/route-cache.ts";
 import { refuseMisspelt, settingsFor, type Vars } from "../../settings.ts";
-import { consoleLogger, type Logger, redact } from "./log.ts";
+import { consoleLogger, type FailureLines, type Logger, redact } from "./log.ts";
 
 /** The name events, logs and the admin API use for the route of requests no route matches. */
 export const DEFAULT_ROUTE_NAME = "default";
@@ -59,6 +59,8 @@ export interface Runtime {
   blocks: BlockCache;
   /** What was already logged once in this isolate (fallback kinds, a failing `clientAddress`): each is worth one line, not one per request. */
   warned: Set<string>;
+  /** The `redis-failure` lines written, per route and kind (log.ts, {@link failureLine}). */
+  failureLines: FailureLines;
   /** The given logger, with the Upstash token redacted from every line. */
   log: Logger;
   send: EventSink;
@@ -200,6 +202,7 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
     routesByName: new Map([[DEFAULT_ROUTE_NAME, defaultRoute], ...routes.map((route) => [route.name, route] as const)]),
     blocks: createBlockCache(options.blockCacheSize ?? 10_000),
     warned: new Set(),
+    failureLines: new Map(),
     log,
     send: createEventSink({ client: settings.analytics.client, secret: settings.redis.token, onEvent: options.onEvent, log }),
     runner,
