@@ -115,7 +115,8 @@ export function adminApi(runtimes: Runtimes): MiddlewareHandler {
  * The answer that refuses this admin request (401, or 429 for a locked-out address), or
  * undefined when it may proceed. A wrong token is counted; a right one is checked against the
  * count without adding to it. When Redis cannot count, a wrong token is still refused and a
- * right one still admitted: operators need the API most when something is failing.
+ * right one still admitted (operators need the API most when something is failing), except from
+ * an address locked out already: its lockout holds until it ends, as the limiter's blocks do.
  */
 async function lockedOut(runtime: Runtime, guard: Limiter, headers: Headers, authorized: boolean): Promise<Response | undefined> {
   // By address whatever the default route counts: a header key would let a guesser send a new
@@ -132,6 +133,7 @@ async function lockedOut(runtime: Runtime, guard: Limiter, headers: Headers, aut
   } catch (error) {
     // Counted or not, the failure is Redis's: logged as every admin call's is (README, "Logs").
     logRedisFailure(runtime, error);
+    if (block) return tooManyFailures(secondsLeft(block, now));
     decision = undefined;
   }
   if (decision && !decision.allowed) {

@@ -213,6 +213,28 @@ describe("the admin API: failed-token guard", () => {
   });
 });
 
+describe("the admin API: failed-token guard during an outage", () => {
+  it("Should keep a locked-out address locked out when Redis fails past the re-check, until its lockout ends", async () => {
+    let down = false;
+    const redisFetch = ((input: RequestInfo | URL, init?: RequestInit) =>
+      down ? Promise.resolve(new Response('{"error":"ERR down"}', { status: 500 })) : fetch(input, init)) as typeof fetch;
+    const t = adminApp({}, { redisFetch });
+    const attacker = uniqueIpv4();
+    for (let i = 0; i <= MAX_FAILED_ATTEMPTS; i++) await t.admin("config", { ip: attacker, headers: { authorization: `Bearer guess-${i}` } });
+    const locked = await t.admin("config", { ip: attacker });
+    expect(locked.status).toBe(429);
+    const lockedFor = Number(locked.headers.get("retry-after"));
+    t.clock.now += 15_000; // past the re-check
+    down = true;
+    const during = await t.admin("config", { ip: attacker });
+    expect(during.status).toBe(429);
+    expect(during.headers.get("retry-after")).toBe(String(lockedFor - 15));
+    expect((await t.admin("config", { ip: uniqueIpv4() })).status).toBe(200);
+    t.clock.now += lockedFor * 1000;
+    expect((await t.admin("config", { ip: attacker })).status).toBe(200);
+  });
+});
+
 describe("the admin API: reset", () => {
   it("Should delete a blocked client's counters, so that its next request goes through", async () => {
     const t = adminApp({ RATE_LIMIT: "2/1m" });
