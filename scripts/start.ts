@@ -19,7 +19,7 @@ import { localAdminToken } from "./local/admin-token.ts";
 import { startOrigin } from "./local/origin.ts";
 import { freePort, RedisServerMissingError, startRedisServer } from "./local/redis-server.ts";
 import { stackUrls } from "./local/stack-urls.ts";
-import { checkWorkerVars, secretsEnvFile, workerVarArgs, workerVars, wranglerFileVars } from "./local/worker-vars.ts";
+import { checkWorkerVars, misspeltWorkerVars, secretsEnvFile, workerVarArgs, workerVars, wranglerFileVars } from "./local/worker-vars.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const WRANGLER = fileURLToPath(new URL("../node_modules/.bin/wrangler", import.meta.url));
@@ -64,6 +64,7 @@ async function main() {
       ADMIN_TOKEN: admin.token,
     };
     checkWorkerVars(workerVars(process.env, planned), wranglerFileVars(ROOT));
+    for (const warning of misspeltWorkerVars(process.env)) console.error(`ratewall: warning: ${warning}`);
     const redis = named.redisUrl ? undefined : await startRedisServer();
     if (redis) stops.push(redis.stop);
     const redisUrl = named.redisUrl ?? redis!.url;

@@ -56,12 +56,25 @@ export function refuseMisspelt(vars: object, source: string): void {
   let first: [string, string] | undefined;
   for (const [name, value] of Object.entries(vars)) {
     if (known.has(name)) continue;
-    // Compared without the unit suffix too: `REDIS_TIMEOUT` is the name typed from memory.
-    const meant = VARIABLES.find((variable) => editsApart(withoutUnit(name.toUpperCase()), withoutUnit(variable)) <= (variable.length < 6 ? 0 : 1));
+    const meant = meantVariable(name);
     if (!meant || !isSettingValue(value)) return;
     first ??= [name, meant];
   }
   if (first) throw new ConfigError(source, "", `unknown variable ${JSON.stringify(first[0])} (did you mean ${first[1]}?)`);
+}
+
+/**
+ * The variable `name` misspells, as {@link refuseMisspelt} reads one, or undefined: `name` is one
+ * of {@link VARIABLES}, or like none of them.
+ *
+ * @example
+ * meantVariable("RATE_LIMT"); // → "RATE_LIMIT"
+ * meantVariable("HOME"); // → undefined
+ */
+export function meantVariable(name: string): string | undefined {
+  if ((VARIABLES as readonly string[]).includes(name)) return undefined;
+  // Compared without the unit suffix too: `REDIS_TIMEOUT` is the name typed from memory.
+  return VARIABLES.find((variable) => editsApart(withoutUnit(name.toUpperCase()), withoutUnit(variable)) <= (variable.length < 6 ? 0 : 1));
 }
 
 /** A variable's name without its `_MS` unit. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkWorkerVars, secretsEnvFile, workerVarArgs, workerVars } from "./worker-vars.ts";
+import { checkWorkerVars, misspeltWorkerVars, secretsEnvFile, workerVarArgs, workerVars } from "./worker-vars.ts";
 
 const stack = { UPSTASH_REDIS_REST_URL: "http://127.0.0.1:9001", UPSTASH_REDIS_REST_TOKEN: "shim-token", ORIGIN_URL: "http://127.0.0.1:9000" };
 
@@ -13,6 +13,15 @@ describe("the variables npm start hands to the Worker", () => {
       "ORIGIN_URL:http://127.0.0.1:9000",
       "--var",
       'ROUTES:[{"pattern":"a.example/*"}]',
+    ]);
+  });
+
+  it("Should warn of a Worker variable misspelled in the environment, which it does not pass on, and of nothing else there", () => {
+    const env = { RATE_LIMT: "1/1s", REDIS_TIMEOUT: "100", rate_limit: "5/1m", RATE_LIMIT: "10/1s", HOME: "/root", PATH: "/bin", REDIS_URL: "redis://x" };
+    expect(misspeltWorkerVars(env)).toEqual([
+      "RATE_LIMT is not a Worker variable, so it is not passed on (did you mean RATE_LIMIT?)",
+      "REDIS_TIMEOUT is not a Worker variable, so it is not passed on (did you mean REDIS_TIMEOUT_MS?)",
+      "rate_limit is not a Worker variable, so it is not passed on (did you mean RATE_LIMIT?)",
     ]);
   });
 

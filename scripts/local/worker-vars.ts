@@ -6,7 +6,7 @@
  * user can read, never on wrangler's command line, where `ps` shows them to every local user.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { readSettings, VARIABLES } from "../../src/settings.ts";
+import { meantVariable, readSettings, VARIABLES } from "../../src/settings.ts";
 import { parseWranglerFile, wranglerFile } from "../wrangler-file.ts";
 
 /** Every variable the Worker reads. */
@@ -30,6 +30,22 @@ export function workerVars(env: Record<string, string | undefined>, overrides: R
     if (value !== undefined && value !== "") vars[name] = value;
   }
   return Object.assign(vars, overrides);
+}
+
+/**
+ * A warning for each name in `env` that looks like a Worker variable misspelled: `npm start`
+ * passes on only the exact names, so `RATE_LIMT=1/1s` would leave the default limit in force
+ * without a word. A warning, not a stop: a shell's environment holds other programs' names too.
+ *
+ * @example
+ * misspeltWorkerVars({ RATE_LIMT: "1/1s", HOME: "/root" });
+ * // → ['RATE_LIMT is not a Worker variable, so it is not passed on (did you mean RATE_LIMIT?)']
+ */
+export function misspeltWorkerVars(env: Record<string, string | undefined>): string[] {
+  return Object.keys(env).flatMap((name) => {
+    const meant = meantVariable(name);
+    return meant ? [`${name} is not a Worker variable, so it is not passed on (did you mean ${meant}?)`] : [];
+  });
 }
 
 /**
