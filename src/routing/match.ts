@@ -17,7 +17,7 @@
  * client refused on GET must not get a fresh budget by asking with HEAD. A route that lists HEAD
  * matches it as any method; the precedence above is otherwise unchanged.
  */
-import { normalizeForMatch, startsEquivalent, type MatchTarget } from "./normalize.ts";
+import { normalizeForMatch, sentPrefixes, type MatchTarget } from "./normalize.ts";
 import { type Pattern, parsePattern, specificity } from "./pattern.ts";
 
 /**
@@ -37,20 +37,24 @@ export type RouteMatcher<T> = (url: URL, method?: string) => T | undefined;
 export function compileRoutes<T extends { pattern: string; methods?: readonly string[] }>(routes: readonly T[]): RouteMatcher<T> {
   const compiled = routes
     .map((route, order) => ({ route, order, pattern: compile(route.pattern), methods: withHead(route.methods) }))
+    .map((entry) => ({ ...entry, nfdLength: entry.pattern.path.normalize("NFD").length }))
     .sort((a, b) => compareSpecificity(b.pattern, a.pattern) || Number(!!b.methods) - Number(!!a.methods) || a.order - b.order);
   return function matchRoute(url, method) {
     const target = normalizeForMatch(url);
     const upper = method?.toUpperCase();
-    const find = (path: string, sent?: string) =>
-      compiled.find((entry) => (!upper || !entry.methods || entry.methods.includes(upper)) && matches(entry.pattern, target.scheme, target.host, path, sent))
-        ?.route;
+    const find = (path: string, sent?: SentPrefix) =>
+      compiled.find(
+        (entry) =>
+          (!upper || !entry.methods || entry.methods.includes(upper)) &&
+          matches(entry.pattern, target.scheme, target.host, path, sent && ((prefix) => sent(prefix, entry.nfdLength))),
+      )?.route;
     const route = find(target.path);
     // nginx decodes `%2F` and resolves the `..` it makes; Hono, Express and Rails keep it inside
     // one segment; Tomcat drops `;…` first (normalize.ts). Where the readings' routes differ, a
     // client could be counted on one while the origin serves another's path.
     if (target.otherPaths?.some((path) => find(path) !== route)) throw new AmbiguousPathError(url.pathname);
-    // The same where composing the path moved a prefix's boundary (`/search` + U+0307).
-    if (target.sentPath !== undefined && find(target.path, target.sentPath) !== route) throw new AmbiguousPathError(url.pathname, COMPOSED);
+    // The same where composing a reading moved a prefix's boundary (`/search` + U+0307).
+    if (target.sentPaths?.some(([path, sent]) => find(path, sentPrefixes(sent)) !== route)) throw new AmbiguousPathError(url.pathname, COMPOSED);
     return route;
   };
 }
@@ -82,15 +86,17 @@ export function withHead(methods: readonly string[] | undefined): readonly strin
   return methods?.includes("GET") && !methods.includes("HEAD") ? [...methods, "HEAD"] : methods;
 }
 
+type SentPrefix = ReturnType<typeof sentPrefixes>;
+
 /**
- * Whether a compiled pattern matches a normalized target's scheme, host and path; with `sent`
- * (the path as sent), a prefix is read on it instead, at the boundaries it has.
+ * Whether a compiled pattern matches a normalized target's scheme, host and path; with
+ * `startsSent` (the path as sent, normalize.ts `sentPrefixes`), a prefix is read on it instead.
  */
-function matches(pattern: Pattern, scheme: MatchTarget["scheme"], host: string, path: string, sent?: string): boolean {
+function matches(pattern: Pattern, scheme: MatchTarget["scheme"], host: string, path: string, startsSent?: (prefix: string) => boolean): boolean {
   if (pattern.scheme && pattern.scheme !== scheme) return false;
   const hostOk = pattern.hostKind === "exact" ? host === pattern.host : host.endsWith(pattern.host);
   if (!hostOk) return false;
-  if (pattern.pathKind === "prefix") return sent === undefined ? path.startsWith(pattern.path) : startsEquivalent(sent, pattern.path);
+  if (pattern.pathKind === "prefix") return startsSent ? startsSent(pattern.path) : path.startsWith(pattern.path);
   // An exact path is kept without a trailing slash (pattern.ts); the request's may have one.
   return path === pattern.path || (path.length === pattern.path.length + 1 && path.endsWith("/") && path.startsWith(pattern.path));
 }

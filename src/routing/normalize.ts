@@ -33,12 +33,13 @@ export interface MatchTarget {
    */
   otherPaths?: string[];
   /**
-   * Only where composing changed a non-ASCII path: the path with the code points as sent (decoded,
+   * Only where composing changed a non-ASCII path: each reading (`path`, then `otherPaths` in
+   * order) that composing changed, beside the same reading with the code points as sent (decoded,
    * lowercase, resolved). An origin that routes by the bytes sent serves `/search` + U+0307 under
    * `/search`, where the composed `/searcḣ` starts with no `/search`; where the two readings meet
    * different routes, no one route is the request's.
    */
-  sentPath?: string;
+  sentPaths?: Array<[composed: string, sent: string]>;
 }
 
 /** A segment's `;parameters` (RFC 2396 §3.3), up to the next `/`. */
@@ -58,27 +59,39 @@ const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
  */
 export function normalizeForMatch(url: URL): MatchTarget {
   const { pathname } = url;
-  const withParameters = pathname.includes(";");
-  // Tomcat drops the parameters from the path as sent, before decoding: a `%2F` inside one goes
-  // with it, and a `%3B` separates nothing.
-  const decoded = decodePath(withParameters ? pathname.replace(SEGMENT_PARAMETERS, "") : pathname);
+  const composed = readPath(pathname, decodePath);
   const target: MatchTarget = {
     scheme: url.protocol === "http:" ? "http" : "https",
     host: url.hostname.toLowerCase().replace(TRAILING_DOTS, ""),
-    path: resolveSegments(decoded),
+    path: composed.path,
   };
+  if (composed.others) target.otherPaths = composed.others;
+  const readings = [composed.path, ...(composed.others ?? [])];
+  if (readings.some((path) => NON_ASCII.test(path))) {
+    const sent = readPath(pathname, decodeAsSent, composed.others !== undefined);
+    const sentReadings = [sent.path, ...(sent.others ?? [])];
+    const changed = readings.flatMap((path, i): Array<[string, string]> => (path === sentReadings[i] ? [] : [[path, sentReadings[i]!]]));
+    if (changed.length > 0) target.sentPaths = changed;
+  }
+  return target;
+}
+
+/**
+ * A path's readings, decoded by `decode`: the one matched, and where a dot segment is in play
+ * (or `withOthers` says so), the others' (MatchTarget.otherPaths).
+ */
+function readPath(pathname: string, decode: (path: string) => string, withOthers?: boolean): { path: string; others?: string[] } {
+  const withParameters = pathname.includes(";");
+  // Tomcat drops the parameters from the path as sent, before decoding: a `%2F` inside one goes
+  // with it, and a `%3B` separates nothing.
+  const decoded = decode(withParameters ? pathname.replace(SEGMENT_PARAMETERS, "") : pathname);
+  const path = resolveSegments(decoded);
   // The URL parser has resolved every dot segment the client wrote, `%2E` ones too (WHATWG URL,
   // "path state"), so one here was made by decoding a `%2F` or `%5C`, or by dropping a `;…`.
   // Without a `;` nginx's reading is the path itself; with one, it keeps the parameters.
-  const kept = withParameters ? decodePath(pathname) : decoded;
-  if (DOT_SEGMENT.test(decoded) || DOT_SEGMENT.test(kept)) {
-    target.otherPaths = withParameters ? [resolveSegments(kept), resolveSegments(kept, true)] : [resolveSegments(kept, true)];
-  }
-  if (NON_ASCII.test(decoded)) {
-    const sent = resolveSegments(decodeAsSent(withParameters ? pathname.replace(SEGMENT_PARAMETERS, "") : pathname));
-    if (sent !== target.path) target.sentPath = sent;
-  }
-  return target;
+  const kept = withParameters ? decode(pathname) : decoded;
+  if (!(withOthers ?? (DOT_SEGMENT.test(decoded) || DOT_SEGMENT.test(kept)))) return { path };
+  return { path, others: withParameters ? [resolveSegments(kept), resolveSegments(kept, true)] : [resolveSegments(kept, true)] };
 }
 
 /**
@@ -128,27 +141,32 @@ function decodeAsSent(pathname: string): string {
 const FINAL_SIGMA = /ς/g;
 
 /**
- * Whether `sent` (a path as sent, {@link MatchTarget.sentPath}) starts, at a boundary between the
- * code points it has, with text canonically equivalent to `prefix` (composed): `/search` + U+0307
- * starts with `/search` there, and `/cafe` + U+0301 + `/x` with `/café`.
+ * Reads prefixes on `sent`, a path as sent (MatchTarget.sentPaths): whether it starts, at a
+ * boundary between the code points it has, with text canonically equivalent to a composed
+ * `prefix`, whose decomposed (NFD) length is `nfdLength`. `/search` + U+0307 starts with
+ * `/search` there, and `/cafe` + U+0301 + `/x` with `/café`.
+ *
+ * @example
+ * sentPrefixes("/search\u0307")("/search", 7); // → true
  */
-export function startsEquivalent(sent: string, prefix: string): boolean {
-  // Only non-ASCII code units change length when composed, a character into at most 3 (UAX #15,
-  // "Stability"), so only boundaries that near the prefix's length can hold it; the cap bounds the
-  // work a path of many marks could ask for.
-  const slack = Math.min(MAX_SLACK, 3 * (countNonAscii(sent) + countNonAscii(prefix)));
-  const last = Math.min(sent.length, prefix.length + slack);
-  for (let end = Math.max(1, prefix.length - slack); end <= last; end++) {
-    if (sent.slice(0, end).normalize("NFC") === prefix) return true;
-  }
-  return false;
-}
-
-const MAX_SLACK = 48;
-const NON_ASCII_ALL = new RegExp(NON_ASCII.source, "g");
-
-function countNonAscii(text: string): number {
-  return text.match(NON_ASCII_ALL)?.length ?? 0;
+export function sentPrefixes(sent: string): (prefix: string, nfdLength: number) => boolean {
+  // Equivalent texts have one decomposed form, and its length is the sum of each code point's
+  // decomposition (reordering marks keeps it), which grows with every code point: so one boundary
+  // at most can hold the prefix, found without composing, then checked by composing once. Each
+  // code point is decomposed once per request, and only as far as a prefix reaches.
+  const ends = [0];
+  const nfdLengths = [0];
+  return (prefix, nfdLength) => {
+    while (nfdLengths[nfdLengths.length - 1]! < nfdLength && ends[ends.length - 1]! < sent.length) {
+      const at = ends[ends.length - 1]!;
+      const codePoint = sent.codePointAt(at)!;
+      const end = at + (codePoint > 0xffff ? 2 : 1);
+      ends.push(end);
+      nfdLengths.push(nfdLengths[nfdLengths.length - 1]! + (codePoint < 0x80 ? 1 : sent.slice(at, end).normalize("NFD").length));
+    }
+    const boundary = nfdLengths.indexOf(nfdLength);
+    return boundary >= 0 && sent.slice(0, ends[boundary]).normalize("NFC") === prefix;
+  };
 }
 
 function safeDecode(text: string): string {
