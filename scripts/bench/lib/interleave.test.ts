@@ -24,4 +24,21 @@ describe("interleave", () => {
     }
     expect(new Set(order.map((round) => round[0])).size).toBe(4);
   });
+
+  it("Should let every contender of an even count run first, and each pair in both orders", async () => {
+    for (const contenders of [
+      ["ratewall", "lean"],
+      ["ratewall", "lean", "control", "variant"],
+      ["a", "b", "c", "d", "e", "f"],
+    ]) {
+      const order: string[][] = Array.from({ length: 2 * contenders.length }, () => []);
+      await interleave(contenders, order.length, async (contender, round) => void order[round]!.push(contender));
+      expect(new Set(order.map((round) => round[0])), contenders.join()).toEqual(new Set(contenders));
+      for (const round of order) expect([...round].sort()).toEqual([...contenders].sort());
+      for (const [first, then] of contenders.flatMap((a) => contenders.filter((b) => b !== a).map((b) => [a, b] as const))) {
+        const before = order.some((round) => round.indexOf(first) < round.indexOf(then));
+        expect(before, `${first} before ${then}`).toBe(true);
+      }
+    }
+  });
 });
