@@ -86,4 +86,23 @@ describe("When Redis fails while a client is blocked", () => {
     expect(failures()[2]).toMatchObject({ route: "default", kind: "http", suppressed: 100 });
     expect(failures()[0]).not.toHaveProperty("suppressed");
   });
+
+  it("Should report the failures of a short outage that its one line did not count, once Redis answers again", async () => {
+    let down = true;
+    const redisFetch = ((input: RequestInfo | URL, init?: RequestInit) =>
+      down ? Promise.resolve(new Response('{"error":"ERR down"}', { status: 500 })) : fetch(input, init)) as typeof fetch;
+    const t = testApp({ FAILURE_MODE: "open" }, { redisFetch });
+    for (let i = 0; i < 30; i++) await t.get("/", uniqueIpv4());
+    down = false;
+    t.clock.now += 5_000;
+    await t.get("/", uniqueIpv4());
+    expect(t.logs.filter((entry) => entry.event === "redis-recovered")).toEqual([]);
+    t.clock.now += 5_000;
+    await t.get("/", uniqueIpv4());
+    await t.get("/", uniqueIpv4());
+    expect(t.logs.filter((entry) => entry.event.startsWith("redis-"))).toEqual([
+      expect.objectContaining({ event: "redis-failure", route: "default", kind: "http" }),
+      { level: "warn", event: "redis-recovered", route: "default", suppressed: 29 },
+    ]);
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type LogEntry, redact } from "./log.ts";
+import { type FailureLines, failureLine, type LogEntry, recoveryLine, redact } from "./log.ts";
 
 /** A logger that keeps what it was given, and the line the console would print. */
 function recorder() {
@@ -32,5 +32,31 @@ describe("redact", () => {
     const logger = recorder();
     redact(logger, "nsecret-token")({ level: "error", event: "internal-error", cause: "line one\nsecret-token and nsecret-token" });
     expect(logger.entries[0]).toEqual({ level: "error", event: "internal-error", cause: "line one\nsecret-token and [redacted]" });
+  });
+});
+
+describe("the redis-failure lines of an outage", () => {
+  it("Should count a short outage's unwritten failures into the recovery line after the interval", () => {
+    const lines: FailureLines = new Map();
+    const written = [0, 1_000, 2_000, 9_000].map((at) => failureLine(lines, "default", "timeout", at));
+    expect(written).toEqual([{ suppressed: 0 }, undefined, undefined, undefined]);
+    expect(recoveryLine(lines, "default", 9_500)).toBeUndefined();
+    expect(recoveryLine(lines, "default", 10_000)).toEqual({ suppressed: 3 });
+    expect(recoveryLine(lines, "default", 10_001)).toBeUndefined();
+    expect(failureLine(lines, "default", "timeout", 10_002)).toEqual({ suppressed: 0 });
+  });
+
+  it("Should write a line again at once when the clock went back, rather than fall silent until it catches up", () => {
+    const lines: FailureLines = new Map();
+    failureLine(lines, "default", "http", 1_700_000_000_000);
+    expect(failureLine(lines, "default", "http", 1_700_000_000_000 - 3_600_000)).toEqual({ suppressed: 0 });
+  });
+
+  it("Should keep each route's and each kind's lines apart, whatever the route's name holds", () => {
+    const lines: FailureLines = new Map();
+    expect(failureLine(lines, "example.com/docs/my", "http", 0)).toEqual({ suppressed: 0 });
+    expect(failureLine(lines, "example.com/docs/my file", "http", 0)).toEqual({ suppressed: 0 });
+    expect(failureLine(lines, "example.com/docs/my", "timeout", 0)).toEqual({ suppressed: 0 });
+    expect(failureLine(lines, "example.com/docs/my", "http", 1)).toBeUndefined();
   });
 });

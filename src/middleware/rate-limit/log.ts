@@ -12,6 +12,7 @@ export interface LogEntry {
     | "denied"
     | "shadow-refusal"
     | "redis-failure"
+    | "redis-recovered"
     | "client-fallback"
     | "client-address-failed"
     | "ambiguous-path"
@@ -63,14 +64,16 @@ function scrub(value: unknown, forms: readonly string[]): unknown {
 
 /**
  * How often an outage writes a `redis-failure` line, per isolate, route and kind: at its first
- * failure, then at most once per interval, with the failures not written since (`suppressed`).
- * One line per failed call would be one line per request while Redis is down, burying every other
- * line; the decision events (`failed-open`, `failed-closed`) still count each request.
+ * failure, then at most once per interval, with the failures not written since (`suppressed`);
+ * the first decision Redis answers after an interval writes `redis-recovered` with those not
+ * written yet. One line per failed call would be one line per request while Redis is down,
+ * burying every other line; the decision events (`failed-open`, `failed-closed`) still count each
+ * request.
  */
 export const FAILURE_LOG_INTERVAL_MS = 10_000;
 
-/** When each route and kind of failure last wrote a line, and how many failed since. */
-export type FailureLines = Map<string, { until: number; suppressed: number }>;
+/** Per route, then kind of failure: when it last wrote a line, and how many failed since. */
+export type FailureLines = Map<string, Map<string, { at: number; suppressed: number }>>;
 
 /**
  * Whether a failure at `now` writes a line, and if so the failures not written before it; as
@@ -78,18 +81,45 @@ export type FailureLines = Map<string, { until: number; suppressed: number }>;
  *
  * @example
  * const lines: FailureLines = new Map();
- * failureLine(lines, "default http", 0); // → { suppressed: 0 }
- * failureLine(lines, "default http", 5); // → undefined
- * failureLine(lines, "default http", 10_000); // → { suppressed: 1 }
+ * failureLine(lines, "default", "http", 0); // → { suppressed: 0 }
+ * failureLine(lines, "default", "http", 5); // → undefined
+ * failureLine(lines, "default", "http", 10_000); // → { suppressed: 1 }
  */
-export function failureLine(lines: FailureLines, key: string, now: number): { suppressed: number } | undefined {
-  const last = lines.get(key);
-  if (last !== undefined && now < last.until) {
+export function failureLine(lines: FailureLines, route: string, kind: string, now: number): { suppressed: number } | undefined {
+  const kinds = lines.get(route) ?? new Map<string, { at: number; suppressed: number }>();
+  lines.set(route, kinds);
+  const last = kinds.get(kind);
+  if (last !== undefined && within(last.at, now)) {
     last.suppressed++;
     return undefined;
   }
-  lines.set(key, { until: now + FAILURE_LOG_INTERVAL_MS, suppressed: 0 });
+  kinds.set(kind, { at: now, suppressed: 0 });
   return { suppressed: last?.suppressed ?? 0 };
+}
+
+/**
+ * After Redis answered a decision of `route` at `now`: once the interval since each of its lines
+ * has passed, its outage is over (the next failure writes a line at once), and the failures not
+ * written yet are returned for a `redis-recovered` line, if any.
+ *
+ * @example
+ * recoveryLine(lines, "default", 20_000); // → { suppressed: 3 }
+ */
+export function recoveryLine(lines: FailureLines, route: string, now: number): { suppressed: number } | undefined {
+  const kinds = lines.get(route);
+  if (kinds === undefined) return undefined;
+  let suppressed = 0;
+  for (const last of kinds.values()) {
+    if (within(last.at, now)) return undefined;
+    suppressed += last.suppressed;
+  }
+  lines.delete(route);
+  return suppressed > 0 ? { suppressed } : undefined;
+}
+
+/** Whether `now` is in the interval after a line written `at`; a clock that went back is not. */
+function within(at: number, now: number): boolean {
+  return now >= at && now < at + FAILURE_LOG_INTERVAL_MS;
 }
 
 /** A short, token-free description of why a Redis call failed. */

@@ -21,7 +21,7 @@ import { identifyClients } from "../../keys/rule-sources.ts";
 import { listVerdict } from "../../lists/verdict.ts";
 import type { Decision } from "../../limiter/types.ts";
 import { AmbiguousPathError } from "../../routing/match.ts";
-import { describeFailure, failureLine, type LogEntry } from "./log.ts";
+import { describeFailure, failureLine, type LogEntry, recoveryLine } from "./log.ts";
 import { createRuntimes, RUNTIME_OPTIONS, type CompiledRoute, type Runtime, type RuntimeOptions, type Runtimes } from "./runtime.ts";
 
 /** What the middleware leaves in `c.var.rateLimit` for later handlers (the proxy reads `route`). */
@@ -193,6 +193,7 @@ export function rateLimitWith(
       const started = performance.now();
       try {
         decision = await (countsAll ? route.limiter.limit(request) : route.limiter.status(request));
+        if (runtime.failureLines.size > 0) logRecovery();
       } catch (error) {
         if (!latest) return redisFailed(error, performance.now() - started);
         logFailure(error);
@@ -265,9 +266,15 @@ export function rateLimitWith(
     /** A `redis-failure` line, scrubbed of the token, as often as {@link failureLine} allows (log.ts). */
     function logFailure(error: unknown) {
       const failure = describeFailure(error);
-      const line = failureLine(runtime.failureLines, `${route.name} ${failure.kind}`, now);
+      const line = failureLine(runtime.failureLines, route.name, failure.kind, now);
       if (line) log({ level: "error", event: "redis-failure", failureMode, route: route.name, ...failure, ...(line.suppressed > 0 ? line : {}) });
       return failure;
+    }
+
+    /** The failures an outage's lines did not count, once it is over (log.ts, {@link recoveryLine}). */
+    function logRecovery() {
+      const line = recoveryLine(runtime.failureLines, route.name, now);
+      if (line) log({ level: "warn", event: "redis-recovered", route: route.name, ...line });
     }
 
     async function redisFailed(error: unknown, ms: number) {
