@@ -35,8 +35,11 @@ const HOP_BY_HOP = /^(connection|keep-alive|proxy-authenticate|proxy-authorizati
  * drops any `x-ratewall-` header a client sends.
  */
 const FORWARDED_BY = "x-ratewall-forwarded-by";
-/** Hosts no zone route can have: `localhost`, `*.localhost` (RFC 6761 §6.3), IP literals; a port aside. */
-const LOCAL_HOST = /^(?:(?:[^:]*\.)?localhost|\d+\.\d+\.\d+\.\d+|\[[0-9a-f:.]+\])(?::\d+)?$/i;
+/**
+ * Hosts no zone route can have: `localhost`, `*.localhost` (RFC 6761 §6.3), IP literals; a port
+ * and a host's trailing dots (RFC 1034 §3.1) aside.
+ */
+const LOCAL_HOST = /^(?:(?:[^:]*\.)?localhost\.*|\d+\.\d+\.\d+\.\d+|\[[0-9a-f:.]+\])(?::\d+)?$/i;
 let isolateId: string | undefined;
 /** Origins parsed once per isolate: the configured ones are few and fixed; the cap bounds the rest. */
 const originBases = new Map<string, URL>();

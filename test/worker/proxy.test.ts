@@ -57,7 +57,14 @@ describe("the Worker, end to end", () => {
     }) as typeof fetch;
     const t = testApp({ ORIGIN_URL: undefined }, { originFetch: backToTheWorker });
     app = t.app;
-    for (const url of ["http://localhost:8787/x", "http://127.0.0.1:8787/x", "http://[::1]:8787/x", "http://192.168.1.5:8787/x"]) {
+    for (const url of [
+      "http://localhost:8787/x",
+      "http://localhost.:8787/x",
+      "http://app.localhost.:8787/x",
+      "http://127.0.0.1:8787/x",
+      "http://[::1]:8787/x",
+      "http://192.168.1.5:8787/x",
+    ]) {
       hops = 0;
       const res = await t.get(url, uniqueIpv4());
       expect(res.status, url).toBe(502);
