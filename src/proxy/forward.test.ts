@@ -68,6 +68,10 @@ describe("forwardToOrigin", () => {
       kind: "none",
       message: "Origin https://ratewall.me.workers.dev is the Worker itself: set ORIGIN_URL (a workers.dev URL has no origin behind it)",
     });
+    // A host's trailing dot names the same host (RFC 1034 §3.1).
+    expect(await forwardToOrigin(new Request("https://ratewall.me.workers.dev./x"), { timeoutMs: 1000, fetch }).catch((e: unknown) => e)).toMatchObject({
+      kind: "none",
+    });
     expect(seen).toHaveLength(0);
   });
 });

@@ -8,6 +8,7 @@
  * into 502 or 504.
  */
 import { OriginError } from "../errors.ts";
+import { TRAILING_DOTS } from "../routing/normalize.ts";
 
 /**
  * Request headers that are ours, or Upstash's, and never the origin's business; two the origin
@@ -113,7 +114,7 @@ export async function forwardToOrigin(request: Request, options: ForwardOptions)
  * would only loop back here. Returns the id to mark the forwarded request with, on a local host.
  */
 function refuseSelf(request: Request, host: string, targetOrigin: string): string | undefined {
-  if (host.replace(/:\d+$/, "").endsWith(".workers.dev")) throw new OriginError("none", targetOrigin);
+  if (host.replace(/:\d+$/, "").replace(TRAILING_DOTS, "").endsWith(".workers.dev")) throw new OriginError("none", targetOrigin);
   if (!LOCAL_HOST.test(host)) return undefined;
   // Generated on the first request: Workers refuse random values at startup.
   isolateId ??= crypto.randomUUID();
