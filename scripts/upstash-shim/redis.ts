@@ -80,16 +80,15 @@ export function connectRedis(redisUrl: string, options: ConnectOptions = {}): Re
   // reaches a busy Redis whose shared connection cannot reconnect (its SELECT answered BUSY).
   // With the control connection down a kill goes as it always did.
   // One synchronous loop: every command of a request is refused, or every one is written.
-  const run = (commands: Command[]) => {
-    const onControl = control.isReady && (connection.isReady || commands.every(isKill));
-    return Promise.all(commands.map((command) => (onControl && isKill(command) ? control : connection).send(command)));
-  };
+  const send = (commands: Command[], onControl = false) =>
+    Promise.all(commands.map((command) => (onControl && isKill(command) ? control : connection).send(command)));
+  const run = (commands: Command[]) => send(commands, control.isReady && (connection.isReady || commands.every(isKill)));
   return {
     ready: Promise.all([connection.ready, control.ready]).then(() => {}),
     majorVersion: () => connection.majorVersion,
     run,
     async transaction(commands) {
-      return execOutcome(await Promise.all(inMulti(commands).map((command) => connection.send(command))));
+      return execOutcome(await send(inMulti(commands)));
     },
     subscriber,
     close: async () => {

@@ -36,8 +36,10 @@ export type RouteMatcher<T> = (url: URL, method?: string) => T | undefined;
  */
 export function compileRoutes<T extends { pattern: string; methods?: readonly string[] }>(routes: readonly T[]): RouteMatcher<T> {
   const compiled = routes
-    .map((route, order) => ({ route, order, pattern: compile(route.pattern), methods: withHead(route.methods) }))
-    .map((entry) => ({ ...entry, nfdLength: entry.pattern.path.normalize("NFD").length }))
+    .map((route, order) => {
+      const pattern = compile(route.pattern);
+      return { route, order, pattern, methods: withHead(route.methods), nfdLength: pattern.path.normalize("NFD").length };
+    })
     .sort((a, b) => compareSpecificity(b.pattern, a.pattern) || Number(!!b.methods) - Number(!!a.methods) || a.order - b.order);
   return function matchRoute(url, method) {
     const target = normalizeForMatch(url);

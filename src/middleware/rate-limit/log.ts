@@ -86,8 +86,11 @@ export type FailureLines = Map<string, Map<string, { at: number; suppressed: num
  * failureLine(lines, "default", "http", 10_000); // → { suppressed: 1 }
  */
 export function failureLine(lines: FailureLines, route: string, kind: string, now: number): { suppressed: number } | undefined {
-  const kinds = lines.get(route) ?? new Map<string, { at: number; suppressed: number }>();
-  lines.set(route, kinds);
+  let kinds = lines.get(route);
+  if (kinds === undefined) {
+    kinds = new Map();
+    lines.set(route, kinds);
+  }
   const last = kinds.get(kind);
   if (last !== undefined && within(last.at, now)) {
     last.suppressed++;
