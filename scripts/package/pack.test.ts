@@ -2,7 +2,7 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, posix } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { build } from "esbuild";
@@ -140,7 +140,22 @@ describe("the npm package, installed into a Hono app outside the repository", ()
         "dist/scripts/admin/cli.js",
       ]),
     );
-    expect(paths.filter((path) => /\.test\.|fixtures|fake|check-wrangler|bench|\.ts$/.test(path) && !path.endsWith(".d.ts"))).toEqual([]);
+    expect(paths.filter((path) => /\.test\.|fixtures|fake|check-wrangler|bench\/.*\.(js|json)$|\.ts$/.test(path) && !path.endsWith(".d.ts"))).toEqual([]);
+  });
+
+  it("Should ship every file that a shipped page links to, so that no link in the installed package is broken", async () => {
+    const paths = new Set(packed.map((file) => file.path));
+    const broken: string[] = [];
+    for (const page of [...paths].filter((path) => path.endsWith(".md"))) {
+      const text = await readFile(fromRoot(page), "utf8");
+      // Markdown links and images, [text](target) and ![alt](target), that stay in the package.
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:|^#/.test(target!)) continue;
+        const linked = posix.normalize(posix.join(posix.dirname(page), target!.replace(/#.*$/, "")));
+        if (!paths.has(linked)) broken.push(`${page} -> ${target}`);
+      }
+    }
+    expect(broken).toEqual([]);
   });
 
   it("Should limit requests in workerd through ratewall/middleware: one allowed, the next refused with 429", async () => {
