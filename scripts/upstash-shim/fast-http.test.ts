@@ -349,6 +349,13 @@ describe("the shim's own HTTP reader", () => {
     );
   });
 
+  it("Should refuse to start with a Redis URL that is not redis:// or rediss://, naming the option and the value", async () => {
+    await expect(startShim({ redisUrl: "127.0.0.1:6379", token: TOKEN })).rejects.toThrow(
+      'startShim: redisUrl: invalid URL "127.0.0.1:6379" (expected redis://host:port or rediss://…)',
+    );
+    await expect(startShim({ redisUrl: "http://user:pw@127.0.0.1:6379", token: TOKEN })).rejects.toThrow('invalid URL "http://***@127.0.0.1:6379"');
+  });
+
   it("Should send the length, the date and the keep-alive time, and close after Connection: close", async () => {
     const text = await exchange(post("/", '["PING"]', CLOSE));
     const head = text.slice(0, text.indexOf("\r\n\r\n"));

@@ -5,6 +5,7 @@
  */
 import { createServer as createHttpServer } from "node:http";
 import { createServer, type Socket } from "node:net";
+import { checkRedisUrl } from "./cli-options.ts";
 import { createExecutor } from "./execute.ts";
 import { serveConnection } from "./fast-http.ts";
 import { createShimHandler, createStats, type ShimFaults, type ShimStats } from "./handler.ts";
@@ -71,7 +72,8 @@ export async function startShim(options: ShimOptions): Promise<Shim> {
   requireWhole("maxBodyBytes", maxBodyBytes, 1, Number.MAX_SAFE_INTEGER, "a whole number of bytes, at least 1");
   requireWhole("requestTimeoutMs", requestTimeoutMs, 1, Number.MAX_SAFE_INTEGER, "a whole number of milliseconds, at least 1");
   const headersTimeoutMs = Math.min(60_000, requestTimeoutMs);
-  const redis = connectRedis(options.redisUrl, { cluster: options.cluster });
+  // As the CLI checks --redis-url: a bare "host:port" or an http:// URL would fail later, unnamed.
+  const redis = connectRedis(checkRedisUrl("startShim: redisUrl", options.redisUrl), { cluster: options.cluster });
   const stats = createStats();
   const faults: ShimFaults = {};
   const clearFaults = () => Object.assign(faults, { delayMs: undefined, status: undefined });
