@@ -285,7 +285,7 @@ const NOT_REPEATED = "the value is not repeated: it is a secret";
  */
 function readToken(value: unknown): string {
   const at: At = { source: "UPSTASH_REDIS_REST_TOKEN", path: "" };
-  if (value === undefined) fail(at, "is required (set it with `wrangler secret put UPSTASH_REDIS_REST_TOKEN`)");
+  if (value === undefined) fail(at, "is required (on a Worker, `wrangler secret put UPSTASH_REDIS_REST_TOKEN`; on Node, in `rateLimit({ vars })`)");
   if (typeof value !== "string" || value.trim() === "") fail(at, "expected a non-empty string");
   // A token pasted with a line break or spaces at its ends: fetch strips them from a header's
   // value (RFC 9110 §5.5), so the token sent, and scrubbed from the logs, is the trimmed one.

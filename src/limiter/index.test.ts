@@ -71,6 +71,13 @@ describe("createLimiter", () => {
     await expect(limiter.limit({ client: "c", scope: "", cost: Number("two"), now: 1 })).rejects.toThrow("cost must be an integer >= 1, got NaN");
   });
 
+  it("Should refuse a request whose scope or client is not a string (a JavaScript caller's), instead of writing undefined into its keys", async () => {
+    for (const limiter of [createLimiter([second], deps), createMemoryLimiter([second])]) {
+      await expect(limiter.limit({ client: "c", now: 1 } as never)).rejects.toThrow("scope must be a string, got undefined");
+      await expect(limiter.limit({ client: 7, scope: "", now: 1 } as never)).rejects.toThrow("client must be a non-empty string, got 7");
+    }
+  });
+
   it("Should refuse a clock at or past 2^48 ms (the year 10889), where sliding-window's bucket index would wrap and admit everything", async () => {
     const rules: Rule[] = [{ name: "default", algorithm: "sliding-window", limit: 2, windowMs: 32 }];
     const message = "now must be ms since the epoch before 2^48 (the year 10889), got 281474976710656";

@@ -101,6 +101,11 @@ export function compilePlan(policy: Policy): Plan {
       if (!isCount(cost)) throw new RangeError(`cost must be an integer >= 1, got ${quote(cost)}`);
       if (!Number.isSafeInteger(now) || now < 0) throw new RangeError(`now must be ms since the epoch, got ${quote(now)}`);
       if (now >= MAX_NOW) throw new RangeError(`now must be ms since the epoch before 2^48 (the year 10889), got ${now}`);
+      // Typed callers cannot get these wrong; a JavaScript caller's `undefined` would end up in a key.
+      if (typeof scope !== "string") throw new RangeError(`scope must be a string, got ${quote(scope)}`);
+      for (const id of clients ?? [client]) {
+        if (typeof id !== "string" || id === "") throw new RangeError(`client must be a non-empty string, got ${quote(id)}`);
+      }
       if (clients !== undefined) return multiKey(groups[0]!, clients, scope, prefix, now, tiered);
       const list = buildKey({ prefix, tag: "list", client, scope: "" });
       const keys = groups.map((group) => {

@@ -62,6 +62,8 @@ describe("configuration errors, end to end", () => {
     const app = createApp({ log: (entry) => logs.push(entry) });
     const res = await app.request("https://example.com/", {}, { ...env, UPSTASH_REDIS_REST_TOKEN: undefined });
     expect(res.status).toBe(500);
-    expect(logs[0]).toMatchObject({ cause: "UPSTASH_REDIS_REST_TOKEN: is required (set it with `wrangler secret put UPSTASH_REDIS_REST_TOKEN`)" });
+    expect(logs[0]).toMatchObject({
+      cause: "UPSTASH_REDIS_REST_TOKEN: is required (on a Worker, `wrangler secret put UPSTASH_REDIS_REST_TOKEN`; on Node, in `rateLimit({ vars })`)",
+    });
   });
 });
