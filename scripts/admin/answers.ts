@@ -39,11 +39,18 @@ export interface ResetAnswer {
   deleted: number;
 }
 
-/** `POST` (`ttlSeconds`, and `was`: the list the client was on before) or `DELETE` (`deleted`) `/__ratewall/deny` and `/__ratewall/allow`. */
-export type ListAnswer = { client: string; list: "deny" | "allow" } & ({ ttlSeconds: number | null; was?: "deny" | "allow" | null } | { deleted: boolean });
+/**
+ * `POST` (`ttlSeconds`; `was`, the list the client was on before; `routes`, the limited routes that
+ * count the client, absent from Workers older than it) or `DELETE` (`deleted`) `/__ratewall/deny`
+ * and `/__ratewall/allow`.
+ */
+export type ListAnswer = { client: string; list: "deny" | "allow" } & (
+  | { ttlSeconds: number | null; was?: "deny" | "allow" | null; routes?: string[] }
+  | { deleted: boolean }
+);
 
-/** `POST` (`tier`, and `was`: the tier it replaced) or `DELETE` (`deleted`) `/__ratewall/tier`. */
-export type TierAnswer = { client: string } & ({ tier: string; was?: string | null } | { deleted: boolean });
+/** `POST` (`tier`; `was`, the tier it replaced; `routes`, the routes with tiers that count the client) or `DELETE` (`deleted`) `/__ratewall/tier`. */
+export type TierAnswer = { client: string } & ({ tier: string; was?: string | null; routes?: string[] } | { deleted: boolean });
 
 /** `GET /__ratewall/lists`: a page of the entries; `next` is the next page's cursor, or null. */
 export interface ListsAnswer {

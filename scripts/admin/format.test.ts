@@ -199,10 +199,20 @@ describe("the admin CLI's layout helpers", () => {
     expect(formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: 600, was: "deny" })).toBe(
       "denied client 203.0.113.7 for 10m on every route that counts this client (unlimited routes still forward it)",
     );
+    expect(formatList({ client: "asn:64496", list: "deny", ttlSeconds: null, routes: [] })).toBe(
+      "stored a deny entry for client asn:64496 until removed, but no limited route counts this kind of client: it changes nothing until one does (see `config`)",
+    );
+    expect(formatList({ client: "key:5d1c", list: "deny", ttlSeconds: 600, routes: ["api"] })).toBe(
+      "denied client key:5d1c for 10m on route api (unlimited routes still forward it)",
+    );
     expect(formatList({ client: "203.0.113.7", list: "deny", deleted: true })).toBe("removed client 203.0.113.7 from the deny list");
     expect(formatList({ client: "203.0.113.7", list: "allow", deleted: false })).toBe("client 203.0.113.7 was not on the allow list");
     expect(formatTier({ client: "203.0.113.7", tier: "pro" })).toBe("client 203.0.113.7 is on tier pro (on every route with tiers)");
     expect(formatTier({ client: "203.0.113.7", tier: "pro", was: "free" })).toBe("client 203.0.113.7 is on tier pro (on every route with tiers, was free)");
+    expect(formatTier({ client: "country:T1", tier: "pro", routes: [] })).toBe(
+      "stored tier pro for client country:T1, but no route with tiers counts this kind of client: it changes nothing until one does (see `config`)",
+    );
+    expect(formatTier({ client: "203.0.113.7", tier: "pro", routes: ["api", "web"] })).toBe("client 203.0.113.7 is on tier pro (on routes api, web)");
     expect(formatTier({ client: "203.0.113.7", deleted: true })).toBe("removed client 203.0.113.7's tier: each route's default tier applies");
     expect(formatTier({ client: "203.0.113.7", deleted: false })).toBe("client 203.0.113.7 had no tier");
   });

@@ -70,12 +70,15 @@ export function formatReset(answer: ResetAnswer): string {
 }
 
 /**
- * A deny or allow answer as one line: what now holds on every route that counts this client, and for
- * how long. Unlimited routes never read the entry: a denied client is still forwarded there.
+ * A deny or allow answer as one line: what now holds on the routes that count this client, and for
+ * how long, or that it holds nowhere yet. Unlimited routes never read the entry: a denied client is
+ * still forwarded there.
  *
  * @example
- * formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: 600 });
- * // "denied client 203.0.113.7 for 10m on every route that counts this client (unlimited routes still forward it)"
+ * formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: 600, routes: ["default", "login"] });
+ * // "denied client 203.0.113.7 for 10m on routes default, login (unlimited routes still forward it)"
+ * formatList({ client: "asn:64496", list: "deny", ttlSeconds: null, routes: [] });
+ * // "stored a deny entry for client asn:64496 until removed, but no limited route counts this kind of client: …"
  * formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: null, was: "allow" });
  * // "denied client 203.0.113.7 until removed on every route that counts this client (unlimited routes still forward it; it was on the allow list: that entry is gone)"
  * formatList({ client: "203.0.113.7", list: "allow", deleted: false });
@@ -84,14 +87,23 @@ export function formatReset(answer: ResetAnswer): string {
 export function formatList(answer: ListAnswer): string {
   const { client, list } = answer;
   if ("deleted" in answer) return answer.deleted ? `removed client ${client} from the ${list} list` : `client ${client} was not on the ${list} list`;
-  const how = list === "deny" ? "denied" : "allowed (uncounted)";
   const until = answer.ttlSeconds === null ? "until removed" : `for ${windowText(answer.ttlSeconds * 1000)}`;
+  if (answer.routes?.length === 0) return `stored a ${list} entry for client ${client} ${until}, ${NO_ROUTE("limited route")}`;
+  const how = list === "deny" ? "denied" : "allowed (uncounted)";
   // An allow changes nothing on an unlimited route, which forwards uncounted anyway; a deny does not apply there.
   const notes = [
     ...(list === "deny" ? ["unlimited routes still forward it"] : []),
     ...(answer.was && answer.was !== list ? [`it was on the ${answer.was} list: that entry is gone`] : []),
   ];
-  return `${how} client ${client} ${until} on every route that counts this client${notes.length === 0 ? "" : ` (${notes.join("; ")})`}`;
+  return `${how} client ${client} ${until} on ${onRoutes(answer.routes) ?? "every route that counts this client"}${notes.length === 0 ? "" : ` (${notes.join("; ")})`}`;
+}
+
+/** Why an entry the Worker stored does nothing yet: written ahead of the route that will count it, or a mistake. */
+const NO_ROUTE = (what: string) => `but no ${what} counts this kind of client: it changes nothing until one does (see \`config\`)`;
+
+/** "route api" or "routes api, web"; undefined when a Worker older than the `routes` field did not say. */
+function onRoutes(routes: readonly string[] | undefined): string | undefined {
+  return routes && `${routes.length === 1 ? "route" : "routes"} ${routes.join(", ")}`;
 }
 
 /**
@@ -134,8 +146,9 @@ export function formatCopy(answer: CopyAnswer): string {
  */
 export function formatTier(answer: TierAnswer): string {
   if ("tier" in answer) {
+    if (answer.routes?.length === 0) return `stored tier ${answer.tier} for client ${answer.client}, ${NO_ROUTE("route with tiers")}`;
     const was = answer.was && answer.was !== answer.tier ? `, was ${answer.was}` : "";
-    return `client ${answer.client} is on tier ${answer.tier} (on every route with tiers${was})`;
+    return `client ${answer.client} is on tier ${answer.tier} (on ${onRoutes(answer.routes) ?? "every route with tiers"}${was})`;
   }
   return answer.deleted ? `removed client ${answer.client}'s tier: each route's default tier applies` : `client ${answer.client} had no tier`;
 }

@@ -123,7 +123,8 @@ async function putOnList(runtime: Runtime, query: URLSearchParams, kind: ListKin
   // The list decides this isolate's next answer at once (an allowed client let through, a denied
   // one refused 403, not 429 from a rate block); other isolates re-ask Redis within BLOCK_RECHECK_MS.
   forgetBlocks(runtime, client);
-  return Response.json({ client, list: kind, ttlSeconds: seconds ?? null, was: was ?? null });
+  const routes = meetingRoutes(runtime, client, (route) => route.limiter !== undefined);
+  return Response.json({ client, list: kind, ttlSeconds: seconds ?? null, was: was ?? null, routes });
 }
 
 async function takeOffList(runtime: Runtime, query: URLSearchParams, kind: ListKind): Promise<Response> {
@@ -188,7 +189,7 @@ async function setTier(runtime: Runtime, query: URLSearchParams): Promise<Respon
     );
   const was = await runtime.entries.setTier(client, tier);
   forgetBlocks(runtime, client);
-  return Response.json({ client, tier, was: was ?? null });
+  return Response.json({ client, tier, was: was ?? null, routes: meetingRoutes(runtime, client, readsTiers) });
 }
 
 async function deleteTier(runtime: Runtime, query: URLSearchParams): Promise<Response> {
@@ -201,6 +202,21 @@ async function deleteTier(runtime: Runtime, query: URLSearchParams): Promise<Res
 
 /** Only a limited route with `tiers` reads a client's tier (an unlimited one reads no entry at all). */
 const readsTiers = (route: CompiledRoute) => route.limiter !== undefined && route.settings.tiers !== undefined;
+
+/**
+ * The routes `reads` picks whose rules count `client`, so that an entry for it is met there now:
+ * every one for an address (a keyed route falls back to it), those keyed by its kind for an
+ * identifier (`asn:`, `cookie:`, `key:`, …). None is not refused: an entry may be written ahead
+ * of the route that will count it (README, "Dynamic lists"), but the answer must not read as if
+ * it changed anything.
+ */
+function meetingRoutes(runtime: Runtime, client: string, reads: (route: CompiledRoute) => boolean): string[] {
+  const address = clientPrefixOf(client) === undefined;
+  const sourcesOf = (route: CompiledRoute) => route.perRule?.sources.map((options) => options.key) ?? [route.identify.key];
+  return [...runtime.routesByName.values()]
+    .filter((route) => reads(route) && (address || sourcesOf(route).some((source) => countsClient(source, client))))
+    .map((route) => route.name);
+}
 
 /** Drops `client`'s blocks on every route of this isolate: its next request asks Redis. */
 function forgetBlocks(runtime: Runtime, client: string): void {

@@ -417,7 +417,13 @@ describe("the admin API: dynamic lists", () => {
     const t = adminApp();
     const ip = uniqueIpv4();
     await t.get("/", ip);
-    expect(await (await t.admin(`deny?client=${ip}&ttl=600`, { method: "POST" })).json()).toEqual({ client: ip, list: "deny", ttlSeconds: 600, was: null });
+    expect(await (await t.admin(`deny?client=${ip}&ttl=600`, { method: "POST" })).json()).toEqual({
+      client: ip,
+      list: "deny",
+      ttlSeconds: 600,
+      was: null,
+      routes: ["default"],
+    });
     const calls = t.counter.redisCalls;
     const denied = await t.get("/", ip, { accept: "application/json" });
     expect(denied.status).toBe(403);
@@ -476,10 +482,16 @@ describe("the admin API: dynamic lists", () => {
     const t = adminApp({ TIERS: { free: "2/1m", pro: "5/1m" }, ROUTES: [{ pattern: "*/api/*", name: "api", tiers: "free" }] });
     const ip = uniqueIpv4();
     await t.admin(`allow?client=${ip}`, { method: "POST" });
-    expect(await (await t.admin(`deny?client=${ip}&ttl=60`, { method: "POST" })).json()).toEqual({ client: ip, list: "deny", ttlSeconds: 60, was: "allow" });
+    expect(await (await t.admin(`deny?client=${ip}&ttl=60`, { method: "POST" })).json()).toEqual({
+      client: ip,
+      list: "deny",
+      ttlSeconds: 60,
+      was: "allow",
+      routes: ["default", "api"],
+    });
     expect((await t.get("/", ip)).status).toBe(403);
     await t.admin(`tier?client=${ip}&tier=pro`, { method: "POST" });
-    expect(await (await t.admin(`tier?client=${ip}&tier=free`, { method: "POST" })).json()).toEqual({ client: ip, tier: "free", was: "pro" });
+    expect(await (await t.admin(`tier?client=${ip}&tier=free`, { method: "POST" })).json()).toEqual({ client: ip, tier: "free", was: "pro", routes: ["api"] });
   });
 
   it("Should report a client's deny entry on an unlimited route, where the route forwards it without a Redis call", async () => {
@@ -522,6 +534,29 @@ describe("the admin API: dynamic lists", () => {
     expect(second.next).toBeNull();
   }, 30_000);
 
+  it("Should name the routes that meet a new entry, none for a kind of client no limited route counts yet, so that a deny that changes nothing is not taken for one", async () => {
+    const t = adminApp({ ROUTES: [{ pattern: "*/app/*", name: "app", key: "cookie:sid", rules: "5/1m" }] });
+    for (const query of ["client=asn:64496", "key=session-7"]) {
+      expect(await (await t.admin(`deny?${query}`, { method: "POST" })).json(), query).toMatchObject({ list: "deny", routes: [] });
+    }
+    expect(await (await t.admin(`allow?client=${uniqueIpv4()}`, { method: "POST" })).json()).toMatchObject({ routes: ["default", "app"] });
+    // As the route counts it (status names the client), the session is denied there.
+    const { client } = (await (await t.admin("status?route=app&key=session-7")).json()) as { client: string };
+    expect(await (await t.admin(`deny?client=${client}`, { method: "POST" })).json()).toMatchObject({ client, routes: ["app"] });
+    expect((await t.get("/app/x", uniqueIpv4(), { cookie: "sid=session-7" })).status).toBe(403);
+  });
+
+  it("Should name no route for a tier of a kind of client no route with tiers counts", async () => {
+    const t = adminApp({ TIERS: { free: "2/1m", pro: "5/1m" }, ROUTES: [{ pattern: "*/api/*", name: "api", tiers: "free" }] });
+    expect(await (await t.admin("tier?client=country:T1&tier=pro", { method: "POST" })).json()).toEqual({
+      client: "country:T1",
+      tier: "pro",
+      was: null,
+      routes: [],
+    });
+    expect(await (await t.admin("tier?client=192.0.2.44&tier=pro", { method: "POST" })).json()).toMatchObject({ routes: ["api"] });
+  });
+
   it("Should answer 400 for a ttl that is not whole seconds", async () => {
     const t = adminApp();
     const res = await t.admin("deny?client=192.0.2.8&ttl=1.5", { method: "POST" });
@@ -539,7 +574,7 @@ describe("the admin API: tiers", () => {
     await t.get("/api/x", ip);
     await t.get("/api/x", ip);
     expect((await t.get("/api/x", ip)).status).toBe(429);
-    expect(await (await t.admin(`tier?client=${ip}&tier=pro`, { method: "POST" })).json()).toEqual({ client: ip, tier: "pro", was: null });
+    expect(await (await t.admin(`tier?client=${ip}&tier=pro`, { method: "POST" })).json()).toEqual({ client: ip, tier: "pro", was: null, routes: ["api"] });
     const calls = t.counter.redisCalls;
     const upgraded = await t.get("/api/x", ip);
     expect(upgraded.status).toBe(200);
