@@ -35,6 +35,8 @@ import { bearerToken, sameToken } from "./token.ts";
 
 /** Every admin path starts with this (after the same normalization routes get). */
 export const ADMIN_PREFIX = "/__ratewall/";
+/** The admin API's root, without the slash. */
+const ADMIN_ROOT = ADMIN_PREFIX.slice(0, -1);
 
 /** Failed attempts allowed per address and minute before it is locked out for the rest of it. */
 export const MAX_FAILED_ATTEMPTS = 10;
@@ -60,7 +62,8 @@ export function adminApi(runtimes: Runtimes): MiddlewareHandler {
     if (token === undefined || !ADMIN_HINT.test(c.req.url)) return next();
     const url = new URL(c.req.url);
     const path = normalizeForMatch(url).path;
-    if (!path.startsWith(ADMIN_PREFIX)) return next();
+    // `/__ratewall` is the API's too: forwarded, a mistyped call would hand the token to the origin.
+    if (!path.startsWith(ADMIN_PREFIX) && path !== ADMIN_ROOT) return next();
 
     let guard = guards.get(runtime);
     if (!guard) {
@@ -74,7 +77,8 @@ export function adminApi(runtimes: Runtimes): MiddlewareHandler {
     const locked = await lockedOut(runtime, guard, c.req.raw.headers, sameToken(bearerToken(c.req.header("authorization")) ?? "", token));
     if (locked) return locked;
 
-    const endpointName = path.slice(ADMIN_PREFIX.length);
+    // A trailing slash names the same endpoint, as it does a route (`/__ratewall/config/`).
+    const endpointName = path.slice(ADMIN_PREFIX.length).replace(/\/$/, "");
     // Own names only: `__proto__` and `constructor` are no endpoints. (A method is one HTTP's
     // parsers know, GET to PATCH, so the lookup by method below needs no such care.)
     const methods = Object.hasOwn(ENDPOINTS, endpointName) ? ENDPOINTS[endpointName] : undefined;

@@ -353,6 +353,19 @@ describe("the admin API: isolation from traffic", () => {
     expect(await (await t.admin(`status?client=${ip}`)).json()).toMatchObject({ rules: [{ remaining: 2 }] });
   });
 
+  it("Should keep /__ratewall without its slash, and an endpoint with a trailing one, from the origin, whose logs would get the token", async () => {
+    const t = adminApp();
+    const bare = await t.request("/__ratewall", { headers: bearer });
+    expect(bare.status).toBe(404);
+    expect(((await bare.json()) as { detail: string }).detail).toMatch(/^Unknown admin path "\/__ratewall" \(endpoints: \/__ratewall\/status, /);
+    expect((await t.request("/__ratewall/config/", { headers: bearer })).status).toBe(200);
+    expect((await t.request("/__ratewall", {})).status).toBe(401);
+    expect(t.origin.calls).toBe(0);
+    // A longer name that only starts like it is an ordinary path.
+    expect((await t.request("/__ratewallet", { headers: bearer })).status).toBe(200);
+    expect(t.origin.calls).toBe(1);
+  });
+
   it("Should treat /__ratewall/ as an ordinary, counted path when ADMIN_TOKEN is unset", async () => {
     const t = testApp({ RATE_LIMIT: "1/1m" });
     const ip = uniqueIpv4();
