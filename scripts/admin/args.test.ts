@@ -66,6 +66,16 @@ describe("the admin CLI's arguments", () => {
     expect(() => parseAdminArgs(["config"], { RATEWALL_ADMIN_TOKEN: "" })).toThrowError(new AdminUsageError(message));
   });
 
+  it("Should refuse a token that no Authorization header can carry, naming the character and not the token, as a usage error", () => {
+    expect(() => parseAdminArgs(["config"], { RATEWALL_ADMIN_TOKEN: `${"t".repeat(16)}\u0001${"t".repeat(16)}` })).toThrowError(
+      new AdminUsageError(
+        "RATEWALL_ADMIN_TOKEN contains U+0001 at character 17, which a Bearer token cannot carry (the Worker's ADMIN_TOKEN is visible ASCII)",
+      ),
+    );
+    // A line break at its end, as a file read into the variable leaves, is not the token's.
+    expect(parseAdminArgs(["config"], { RATEWALL_ADMIN_TOKEN: `${"t".repeat(32)}\n` })?.token).toBe("t".repeat(32));
+  });
+
   it("Should refuse unknown flags and flags without their value by name", () => {
     expect(() => parseAdminArgs(["status", "1.2.3.4", "--token", "x"], env)).toThrowError(/'--token'/);
     expect(() => parseAdminArgs(["status", "1.2.3.4", "--route"], env)).toThrowError(/'--route <value>' argument missing/);

@@ -2,6 +2,7 @@
  * @module PURE: the admin CLI's command line and environment, checked before any request is sent.
  */
 import { parseArgs } from "node:util";
+import { firstRefused, trimHeaderValue } from "../../src/headers/header-value.ts";
 import { usageErrors } from "../cli-usage.ts";
 
 /** Who a command is about: a normalized client id, or a raw key header value. */
@@ -99,8 +100,13 @@ export function parseAdminArgs(argv: string[], env: Record<string, string | unde
   if (!isCommandName(name)) throw new AdminUsageError(`unknown command "${name}" (expected ${COMMANDS.join(", ")})`);
   const command = readCommand(name, rest, values);
   const url = readUrl(values.url ?? "http://127.0.0.1:8787");
-  const token = env[TOKEN_VARIABLE] ?? "";
+  // Trimmed and checked as the Worker reads ADMIN_TOKEN (src/settings.ts): otherwise fetch refuses
+  // the header, which would read as a Worker that cannot be reached.
+  const token = trimHeaderValue(env[TOKEN_VARIABLE] ?? "");
   if (token === "") throw new AdminUsageError(`${TOKEN_VARIABLE} is not set (export the Worker's ADMIN_TOKEN as ${TOKEN_VARIABLE})`);
+  const refused = firstRefused(token, (code) => code > 0x20 && code < 0x7f);
+  if (refused)
+    throw new AdminUsageError(`${TOKEN_VARIABLE} contains ${refused.where}, which a Bearer token cannot carry (the Worker's ADMIN_TOKEN is visible ASCII)`);
   return { command, url, token, json: values.json ?? false };
 }
 
