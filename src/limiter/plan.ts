@@ -103,9 +103,8 @@ export function compilePlan(policy: Policy): Plan {
       if (now >= MAX_NOW) throw new RangeError(`now must be ms since the epoch before 2^48 (the year 10889), got ${now}`);
       // Typed callers cannot get these wrong; a JavaScript caller's `undefined` would end up in a key.
       if (typeof scope !== "string") throw new RangeError(`scope must be a string, got ${quote(scope)}`);
-      for (const id of clients ?? [client]) {
-        if (typeof id !== "string" || id === "") throw new RangeError(`client must be a non-empty string, got ${quote(id)}`);
-      }
+      if (clients === undefined) requireClient(client);
+      else for (const id of clients) requireClient(id);
       if (clients !== undefined) return multiKey(groups[0]!, clients, scope, prefix, now, tiered);
       const list = buildKey({ prefix, tag: "list", client, scope: "" });
       const keys = groups.map((group) => {
@@ -151,6 +150,11 @@ function multiKey(group: Group, clients: readonly string[], scope: string, prefi
     ),
   );
   return { lists, groups: [keys] };
+}
+
+/** Refuses a client that is no non-empty string, as only a JavaScript caller can pass. */
+function requireClient(id: unknown): void {
+  if (typeof id !== "string" || id === "") throw new RangeError(`client must be a non-empty string, got ${quote(id)}`);
 }
 
 function isRuleList(policy: Policy): policy is readonly Rule[] {
