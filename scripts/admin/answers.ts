@@ -40,17 +40,26 @@ export interface ResetAnswer {
 }
 
 /**
- * `POST` (`ttlSeconds`; `was`, the list the client was on before; `routes`, the limited routes that
- * count the client, absent from Workers older than it) or `DELETE` (`deleted`) `/__ratewall/deny`
- * and `/__ratewall/allow`.
+ * Where a new entry is met (absent from Workers older than these fields): `routes` count the
+ * client; `fallbackRoutes`, keyed by something else, count an address only for its requests
+ * without their key.
+ */
+export interface MetOn {
+  routes?: string[];
+  fallbackRoutes?: string[];
+}
+
+/**
+ * `POST` (`ttlSeconds`; `was`, the list the client was on before; {@link MetOn}, among the limited
+ * routes) or `DELETE` (`deleted`) `/__ratewall/deny` and `/__ratewall/allow`.
  */
 export type ListAnswer = { client: string; list: "deny" | "allow" } & (
-  | { ttlSeconds: number | null; was?: "deny" | "allow" | null; routes?: string[] }
+  | ({ ttlSeconds: number | null; was?: "deny" | "allow" | null } & MetOn)
   | { deleted: boolean }
 );
 
-/** `POST` (`tier`; `was`, the tier it replaced; `routes`, the routes with tiers that count the client) or `DELETE` (`deleted`) `/__ratewall/tier`. */
-export type TierAnswer = { client: string } & ({ tier: string; was?: string | null; routes?: string[] } | { deleted: boolean });
+/** `POST` (`tier`; `was`, the tier it replaced; {@link MetOn}, among the routes with tiers) or `DELETE` (`deleted`) `/__ratewall/tier`. */
+export type TierAnswer = { client: string } & (({ tier: string; was?: string | null } & MetOn) | { deleted: boolean });
 
 /** `GET /__ratewall/lists`: a page of the entries; `next` is the next page's cursor, or null. */
 export interface ListsAnswer {

@@ -64,6 +64,9 @@ describe("the admin CLI's arguments", () => {
     const message = "RATEWALL_ADMIN_TOKEN is not set (export the Worker's ADMIN_TOKEN as RATEWALL_ADMIN_TOKEN)";
     expect(() => parseAdminArgs(["config"], {})).toThrowError(new AdminUsageError(message));
     expect(() => parseAdminArgs(["config"], { RATEWALL_ADMIN_TOKEN: "" })).toThrowError(new AdminUsageError(message));
+    expect(() => parseAdminArgs(["config"], { RATEWALL_ADMIN_TOKEN: " \n" })).toThrowError(
+      new AdminUsageError("RATEWALL_ADMIN_TOKEN holds only spaces or line breaks (export the Worker's ADMIN_TOKEN as RATEWALL_ADMIN_TOKEN)"),
+    );
   });
 
   it("Should refuse a token that no Authorization header can carry, naming the character and not the token, as a usage error", () => {

@@ -102,8 +102,11 @@ export function parseAdminArgs(argv: string[], env: Record<string, string | unde
   const url = readUrl(values.url ?? "http://127.0.0.1:8787");
   // Trimmed and checked as the Worker reads ADMIN_TOKEN (src/settings.ts): otherwise fetch refuses
   // the header, which would read as a Worker that cannot be reached.
-  const token = trimHeaderValue(env[TOKEN_VARIABLE] ?? "");
-  if (token === "") throw new AdminUsageError(`${TOKEN_VARIABLE} is not set (export the Worker's ADMIN_TOKEN as ${TOKEN_VARIABLE})`);
+  const given = env[TOKEN_VARIABLE] ?? "";
+  const token = trimHeaderValue(given);
+  const hint = `(export the Worker's ADMIN_TOKEN as ${TOKEN_VARIABLE})`;
+  if (given === "") throw new AdminUsageError(`${TOKEN_VARIABLE} is not set ${hint}`);
+  if (token === "") throw new AdminUsageError(`${TOKEN_VARIABLE} holds only spaces or line breaks ${hint}`);
   const refused = firstRefused(token, (code) => code > 0x20 && code < 0x7f);
   if (refused)
     throw new AdminUsageError(`${TOKEN_VARIABLE} contains ${refused.where}, which a Bearer token cannot carry (the Worker's ADMIN_TOKEN is visible ASCII)`);

@@ -202,6 +202,15 @@ describe("the admin CLI's layout helpers", () => {
     expect(formatList({ client: "asn:64496", list: "deny", ttlSeconds: null, routes: [] })).toBe(
       "stored a deny entry for client asn:64496 until removed, but no limited route counts this kind of client: it changes nothing until one does (see `config`)",
     );
+    expect(formatList({ client: "asn:64496", list: "allow", ttlSeconds: 60, was: "deny", routes: [], fallbackRoutes: [] })).toBe(
+      "stored an allow entry for client asn:64496 for 1m, but no limited route counts this kind of client: it changes nothing until one does (see `config`; it was on the deny list: that entry is gone)",
+    );
+    expect(formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: null, routes: ["default"], fallbackRoutes: ["api", "web"] })).toBe(
+      "denied client 203.0.113.7 until removed on route default, and on routes api, web only for its requests without their key (unlimited routes still forward it)",
+    );
+    expect(formatList({ client: "203.0.113.7", list: "allow", ttlSeconds: null, routes: [], fallbackRoutes: ["api"] })).toBe(
+      "allowed (uncounted) client 203.0.113.7 until removed on route api only for its requests without their key",
+    );
     expect(formatList({ client: "key:5d1c", list: "deny", ttlSeconds: 600, routes: ["api"] })).toBe(
       "denied client key:5d1c for 10m on route api (unlimited routes still forward it)",
     );
@@ -209,8 +218,11 @@ describe("the admin CLI's layout helpers", () => {
     expect(formatList({ client: "203.0.113.7", list: "allow", deleted: false })).toBe("client 203.0.113.7 was not on the allow list");
     expect(formatTier({ client: "203.0.113.7", tier: "pro" })).toBe("client 203.0.113.7 is on tier pro (on every route with tiers)");
     expect(formatTier({ client: "203.0.113.7", tier: "pro", was: "free" })).toBe("client 203.0.113.7 is on tier pro (on every route with tiers, was free)");
-    expect(formatTier({ client: "country:T1", tier: "pro", routes: [] })).toBe(
-      "stored tier pro for client country:T1, but no route with tiers counts this kind of client: it changes nothing until one does (see `config`)",
+    expect(formatTier({ client: "country:T1", tier: "pro", was: "free", routes: [] })).toBe(
+      "stored tier pro for client country:T1, but no route with tiers counts this kind of client: it changes nothing until one does (see `config`; was free)",
+    );
+    expect(formatTier({ client: "203.0.113.7", tier: "pro", routes: [], fallbackRoutes: ["api"] })).toBe(
+      "client 203.0.113.7 is on tier pro (on route api only for its requests without their key)",
     );
     expect(formatTier({ client: "203.0.113.7", tier: "pro", routes: ["api", "web"] })).toBe("client 203.0.113.7 is on tier pro (on routes api, web)");
     expect(formatTier({ client: "203.0.113.7", deleted: true })).toBe("removed client 203.0.113.7's tier: each route's default tier applies");

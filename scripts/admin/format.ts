@@ -77,6 +77,8 @@ export function formatReset(answer: ResetAnswer): string {
  * @example
  * formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: 600, routes: ["default", "login"] });
  * // "denied client 203.0.113.7 for 10m on routes default, login (unlimited routes still forward it)"
+ * formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: null, routes: ["default"], fallbackRoutes: ["api"] });
+ * // "denied client 203.0.113.7 until removed on route default, and on route api only for its requests without their key (…)"
  * formatList({ client: "asn:64496", list: "deny", ttlSeconds: null, routes: [] });
  * // "stored a deny entry for client asn:64496 until removed, but no limited route counts this kind of client: …"
  * formatList({ client: "203.0.113.7", list: "deny", ttlSeconds: null, was: "allow" });
@@ -88,22 +90,33 @@ export function formatList(answer: ListAnswer): string {
   const { client, list } = answer;
   if ("deleted" in answer) return answer.deleted ? `removed client ${client} from the ${list} list` : `client ${client} was not on the ${list} list`;
   const until = answer.ttlSeconds === null ? "until removed" : `for ${windowText(answer.ttlSeconds * 1000)}`;
-  if (answer.routes?.length === 0) return `stored a ${list} entry for client ${client} ${until}, ${NO_ROUTE("limited route")}`;
+  const replaced = answer.was && answer.was !== list ? `it was on the ${answer.was} list: that entry is gone` : undefined;
+  const where = metWhere(answer);
+  if (where === "") return `stored ${list === "allow" ? "an" : "a"} ${list} entry for client ${client} ${until}, ${noRoute("limited route", replaced)}`;
   const how = list === "deny" ? "denied" : "allowed (uncounted)";
   // An allow changes nothing on an unlimited route, which forwards uncounted anyway; a deny does not apply there.
-  const notes = [
-    ...(list === "deny" ? ["unlimited routes still forward it"] : []),
-    ...(answer.was && answer.was !== list ? [`it was on the ${answer.was} list: that entry is gone`] : []),
-  ];
-  return `${how} client ${client} ${until} on ${onRoutes(answer.routes) ?? "every route that counts this client"}${notes.length === 0 ? "" : ` (${notes.join("; ")})`}`;
+  const notes = [...(list === "deny" ? ["unlimited routes still forward it"] : []), ...(replaced ? [replaced] : [])];
+  return `${how} client ${client} ${until} on ${where ?? "every route that counts this client"}${notes.length === 0 ? "" : ` (${notes.join("; ")})`}`;
 }
 
 /** Why an entry the Worker stored does nothing yet: written ahead of the route that will count it, or a mistake. */
-const NO_ROUTE = (what: string) => `but no ${what} counts this kind of client: it changes nothing until one does (see \`config\`)`;
+function noRoute(what: string, note: string | undefined): string {
+  return `but no ${what} counts this kind of client: it changes nothing until one does (see \`config\`${note ? `; ${note}` : ""})`;
+}
 
-/** "route api" or "routes api, web"; undefined when a Worker older than the `routes` field did not say. */
-function onRoutes(routes: readonly string[] | undefined): string | undefined {
-  return routes && `${routes.length === 1 ? "route" : "routes"} ${routes.join(", ")}`;
+/**
+ * Where an answer's entry is met, after "on": its `routes`, then its `fallbackRoutes`, which count
+ * an address only for its requests without their key; "" for nowhere, and undefined from a Worker
+ * older than these fields.
+ */
+function metWhere({ routes, fallbackRoutes = [] }: { routes?: readonly string[]; fallbackRoutes?: readonly string[] }): string | undefined {
+  if (routes === undefined) return undefined;
+  const named = (names: readonly string[]) => `${names.length === 1 ? "route" : "routes"} ${names.join(", ")}`;
+  const parts = [
+    ...(routes.length > 0 ? [named(routes)] : []),
+    ...(fallbackRoutes.length > 0 ? [`${named(fallbackRoutes)} only for its requests without their key`] : []),
+  ];
+  return parts.join(", and on ");
 }
 
 /**
@@ -146,9 +159,10 @@ export function formatCopy(answer: CopyAnswer): string {
  */
 export function formatTier(answer: TierAnswer): string {
   if ("tier" in answer) {
-    if (answer.routes?.length === 0) return `stored tier ${answer.tier} for client ${answer.client}, ${NO_ROUTE("route with tiers")}`;
-    const was = answer.was && answer.was !== answer.tier ? `, was ${answer.was}` : "";
-    return `client ${answer.client} is on tier ${answer.tier} (on ${onRoutes(answer.routes) ?? "every route with tiers"}${was})`;
+    const was = answer.was && answer.was !== answer.tier ? `was ${answer.was}` : undefined;
+    const where = metWhere(answer);
+    if (where === "") return `stored tier ${answer.tier} for client ${answer.client}, ${noRoute("route with tiers", was)}`;
+    return `client ${answer.client} is on tier ${answer.tier} (on ${where ?? "every route with tiers"}${was ? `, ${was}` : ""})`;
   }
   return answer.deleted ? `removed client ${answer.client}'s tier: each route's default tier applies` : `client ${answer.client} had no tier`;
 }

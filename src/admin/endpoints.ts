@@ -123,8 +123,8 @@ async function putOnList(runtime: Runtime, query: URLSearchParams, kind: ListKin
   // The list decides this isolate's next answer at once (an allowed client let through, a denied
   // one refused 403, not 429 from a rate block); other isolates re-ask Redis within BLOCK_RECHECK_MS.
   forgetBlocks(runtime, client);
-  const routes = meetingRoutes(runtime, client, (route) => route.limiter !== undefined);
-  return Response.json({ client, list: kind, ttlSeconds: seconds ?? null, was: was ?? null, routes });
+  const met = meetingRoutes(runtime, client, (route) => route.limiter !== undefined);
+  return Response.json({ client, list: kind, ttlSeconds: seconds ?? null, was: was ?? null, ...met });
 }
 
 async function takeOffList(runtime: Runtime, query: URLSearchParams, kind: ListKind): Promise<Response> {
@@ -189,7 +189,7 @@ async function setTier(runtime: Runtime, query: URLSearchParams): Promise<Respon
     );
   const was = await runtime.entries.setTier(client, tier);
   forgetBlocks(runtime, client);
-  return Response.json({ client, tier, was: was ?? null, routes: meetingRoutes(runtime, client, readsTiers) });
+  return Response.json({ client, tier, was: was ?? null, ...meetingRoutes(runtime, client, readsTiers) });
 }
 
 async function deleteTier(runtime: Runtime, query: URLSearchParams): Promise<Response> {
@@ -204,18 +204,24 @@ async function deleteTier(runtime: Runtime, query: URLSearchParams): Promise<Res
 const readsTiers = (route: CompiledRoute) => route.limiter !== undefined && route.settings.tiers !== undefined;
 
 /**
- * The routes `reads` picks whose rules count `client`, so that an entry for it is met there now:
- * every one for an address (a keyed route falls back to it), those keyed by its kind for an
- * identifier (`asn:`, `cookie:`, `key:`, …). None is not refused: an entry may be written ahead
- * of the route that will count it (README, "Dynamic lists"), but the answer must not read as if
- * it changed anything.
+ * Where an entry for `client` is met now, among the routes `reads` picks: `routes`, those with a
+ * rule that counts clients of its kind (an address: keyed by `ip`; an identifier such as `asn:`,
+ * `cookie:`, `key:`: keyed by that kind), and for an address `fallbackRoutes`, those keyed by
+ * something else, which count it only for its requests without their key. Neither is refused
+ * when empty: an entry may be written ahead of the route that will count it (README, "Dynamic
+ * lists"), but the answer must not read as if it changed anything.
  */
-function meetingRoutes(runtime: Runtime, client: string, reads: (route: CompiledRoute) => boolean): string[] {
+function meetingRoutes(runtime: Runtime, client: string, reads: (route: CompiledRoute) => boolean): { routes: string[]; fallbackRoutes: string[] } {
   const address = clientPrefixOf(client) === undefined;
-  const sourcesOf = (route: CompiledRoute) => route.perRule?.sources.map((options) => options.key) ?? [route.identify.key];
-  return [...runtime.routesByName.values()]
-    .filter((route) => reads(route) && (address || sourcesOf(route).some((source) => countsClient(source, client))))
-    .map((route) => route.name);
+  const routes: string[] = [];
+  const fallbackRoutes: string[] = [];
+  for (const route of runtime.routesByName.values()) {
+    if (!reads(route)) continue;
+    const sources = route.perRule?.sources.map((options) => options.key) ?? [route.identify.key];
+    if (sources.some((source) => countsClient(source, client))) routes.push(route.name);
+    else if (address) fallbackRoutes.push(route.name);
+  }
+  return { routes, fallbackRoutes };
 }
 
 /** Drops `client`'s blocks on every route of this isolate: its next request asks Redis. */

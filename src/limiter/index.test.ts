@@ -76,6 +76,12 @@ describe("createLimiter", () => {
       await expect(limiter.limit({ client: "c", now: 1 } as never)).rejects.toThrow("scope must be a string, got undefined");
       await expect(limiter.limit({ client: 7, scope: "", now: 1 } as never)).rejects.toThrow("client must be a non-empty string, got 7");
     }
+    const twoKeys: Rule[] = [second, { ...second, name: "other" }];
+    for (const limiter of [createLimiter(twoKeys, deps), createMemoryLimiter(twoKeys)]) {
+      // A string has a length and can be iterated: "xy" would count clients "x" and "y".
+      await expect(limiter.limit({ client: "c", clients: "xy", scope: "", now: 1 } as never)).rejects.toThrow('clients must be an array of strings, got "xy"');
+      await expect(limiter.limit({ client: "c", clients: null, scope: "", now: 1 } as never)).rejects.toThrow("clients must be an array of strings, got null");
+    }
   });
 
   it("Should refuse a clock at or past 2^48 ms (the year 10889), where sliding-window's bucket index would wrap and admit everything", async () => {

@@ -104,6 +104,7 @@ export function compilePlan(policy: Policy): Plan {
       // Typed callers cannot get these wrong; a JavaScript caller's `undefined` would end up in a key.
       if (typeof scope !== "string") throw new RangeError(`scope must be a string, got ${quote(scope)}`);
       if (clients === undefined) requireClient(client);
+      else if (!Array.isArray(clients)) throw new RangeError(`clients must be an array of strings, got ${quote(clients)}`);
       else for (const id of clients) requireClient(id);
       if (clients !== undefined) return multiKey(groups[0]!, clients, scope, prefix, now, tiered);
       const list = buildKey({ prefix, tag: "list", client, scope: "" });

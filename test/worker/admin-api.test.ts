@@ -436,6 +436,7 @@ describe("the admin API: dynamic lists", () => {
       ttlSeconds: 600,
       was: null,
       routes: ["default"],
+      fallbackRoutes: [],
     });
     const calls = t.counter.redisCalls;
     const denied = await t.get("/", ip, { accept: "application/json" });
@@ -501,10 +502,17 @@ describe("the admin API: dynamic lists", () => {
       ttlSeconds: 60,
       was: "allow",
       routes: ["default", "api"],
+      fallbackRoutes: [],
     });
     expect((await t.get("/", ip)).status).toBe(403);
     await t.admin(`tier?client=${ip}&tier=pro`, { method: "POST" });
-    expect(await (await t.admin(`tier?client=${ip}&tier=free`, { method: "POST" })).json()).toEqual({ client: ip, tier: "free", was: "pro", routes: ["api"] });
+    expect(await (await t.admin(`tier?client=${ip}&tier=free`, { method: "POST" })).json()).toEqual({
+      client: ip,
+      tier: "free",
+      was: "pro",
+      routes: ["api"],
+      fallbackRoutes: [],
+    });
   });
 
   it("Should report a client's deny entry on an unlimited route, where the route forwards it without a Redis call", async () => {
@@ -552,7 +560,11 @@ describe("the admin API: dynamic lists", () => {
     for (const query of ["client=asn:64496", "key=session-7"]) {
       expect(await (await t.admin(`deny?${query}`, { method: "POST" })).json(), query).toMatchObject({ list: "deny", routes: [] });
     }
-    expect(await (await t.admin(`allow?client=${uniqueIpv4()}`, { method: "POST" })).json()).toMatchObject({ routes: ["default", "app"] });
+    const address = uniqueIpv4();
+    // A keyed route counts the address only for its requests without the key, which fall back to it.
+    expect(await (await t.admin(`deny?client=${address}`, { method: "POST" })).json()).toMatchObject({ routes: ["default"], fallbackRoutes: ["app"] });
+    expect((await t.get("/app/x", address, { cookie: "sid=session-8" })).status).toBe(200);
+    expect((await t.get("/app/x", address)).status).toBe(403);
     // As the route counts it (status names the client), the session is denied there.
     const { client } = (await (await t.admin("status?route=app&key=session-7")).json()) as { client: string };
     expect(await (await t.admin(`deny?client=${client}`, { method: "POST" })).json()).toMatchObject({ client, routes: ["app"] });
@@ -566,8 +578,9 @@ describe("the admin API: dynamic lists", () => {
       tier: "pro",
       was: null,
       routes: [],
+      fallbackRoutes: [],
     });
-    expect(await (await t.admin("tier?client=192.0.2.44&tier=pro", { method: "POST" })).json()).toMatchObject({ routes: ["api"] });
+    expect(await (await t.admin("tier?client=192.0.2.44&tier=pro", { method: "POST" })).json()).toMatchObject({ routes: ["api"], fallbackRoutes: [] });
   });
 
   it("Should answer 400 for a ttl that is not whole seconds", async () => {
@@ -587,7 +600,13 @@ describe("the admin API: tiers", () => {
     await t.get("/api/x", ip);
     await t.get("/api/x", ip);
     expect((await t.get("/api/x", ip)).status).toBe(429);
-    expect(await (await t.admin(`tier?client=${ip}&tier=pro`, { method: "POST" })).json()).toEqual({ client: ip, tier: "pro", was: null, routes: ["api"] });
+    expect(await (await t.admin(`tier?client=${ip}&tier=pro`, { method: "POST" })).json()).toEqual({
+      client: ip,
+      tier: "pro",
+      was: null,
+      routes: ["api"],
+      fallbackRoutes: [],
+    });
     const calls = t.counter.redisCalls;
     const upgraded = await t.get("/api/x", ip);
     expect(upgraded.status).toBe(200);
