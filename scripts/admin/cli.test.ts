@@ -24,7 +24,7 @@ interface Seen {
 }
 
 /** A Worker that answers like the admin API contract, and records what it was asked. */
-function fakeWorker(seen: Seen[], state: { origin?: "html" | "echo" | "missing" }): Server {
+function fakeWorker(seen: Seen[], state: { origin?: "html" | "echo" | "missing" | "problem" }): Server {
   return createServer((request, response) => {
     seen.push({ method: request.method!, url: request.url!, authorization: request.headers.authorization });
     const url = new URL(request.url!, "http://worker");
@@ -32,11 +32,15 @@ function fakeWorker(seen: Seen[], state: { origin?: "html" | "echo" | "missing" 
       response.writeHead(status, { "content-type": type });
       response.end(typeof body === "string" ? body : JSON.stringify(body));
     };
-    const problem = (status: number, title: string, detail: string) =>
+    const problem = (status: number, title: string, detail: string, own = true) => {
+      // The admin API marks its answers; an origin's or the limiter's problem details carry no mark.
+      if (own) response.setHeader("x-ratewall-admin", "1");
       answer(status, { type: "about:blank", title, status, detail }, "application/problem+json");
+    };
     // Without ADMIN_TOKEN the path is not special: it goes to the origin like any other.
     if (state.origin === "html") return answer(200, "<h1>origin</h1>", "text/html");
     if (state.origin === "missing") return answer(404, "<h1>File not found</h1>", "text/html");
+    if (state.origin === "problem") return problem(429, "Too Many Requests", 'Rate limit "default" exceeded; retry after 12 s.', false);
     if (state.origin === "echo") return answer(200, { method: request.method, url: request.url, headers: request.headers });
     if (request.headers.authorization !== `Bearer ${TOKEN}`) return problem(401, "Unauthorized", "missing or wrong bearer token");
     const route = url.searchParams.get("route");
@@ -78,7 +82,7 @@ function runCli(args: string[], env: Record<string, string | undefined>): Promis
 
 describe("npm run admin against a Worker", () => {
   const seen: Seen[] = [];
-  const state: { origin?: "html" | "echo" | "missing" } = {};
+  const state: { origin?: "html" | "echo" | "missing" | "problem" } = {};
   const server = fakeWorker(seen, state);
   let url = "";
   const withToken = { RATEWALL_ADMIN_TOKEN: TOKEN };
@@ -195,6 +199,16 @@ describe("npm run admin against a Worker", () => {
       code: 1,
       stdout: "",
       stderr: `ratewall admin: ${url} answered 404 Not Found with text/html, not the admin API's status JSON (is ADMIN_TOKEN set on the Worker?)\n`,
+    });
+  }, 30_000);
+
+  it("Should exit 1 and suspect ADMIN_TOKEN when problem details come from anything but the admin API (the limiter's 429, an origin's API)", async () => {
+    state.origin = "problem";
+    const result = await runCli(["status", "203.0.113.7", "--url", url], withToken);
+    expect(result).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `ratewall admin: ${url} answered 429 Too Many Requests with application/problem+json, not the admin API's status JSON (is ADMIN_TOKEN set on the Worker?)\n`,
     });
   }, 30_000);
 

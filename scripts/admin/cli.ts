@@ -29,8 +29,9 @@ async function main(): Promise<number> {
 async function call(url: string, token: string, command: Command): Promise<{ body: Record<string, unknown>; text: string } | undefined> {
   const answer = await callAdmin(url, token, command);
   const failed = answer.status < 200 || answer.status > 299;
-  // The admin API answers every error as problem details (RFC 9457).
-  if (failed && /^application\/problem\+json\b/i.test(answer.contentType)) {
+  // The admin API answers every error as problem details (RFC 9457), marked as its own: the
+  // limiter's 429 and an origin's API answer problem details too.
+  if (failed && answer.fromAdminApi && /^application\/problem\+json\b/i.test(answer.contentType)) {
     console.error(formatProblem(answer.status, answer.statusText, answer.body, answer.retryAfter));
     return undefined;
   }

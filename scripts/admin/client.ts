@@ -9,6 +9,8 @@ export interface AdminAnswer {
   statusText: string;
   contentType: string;
   retryAfter: string | null;
+  /** The admin API marks its answers (`x-ratewall-admin`); the limiter's and an origin's carry no mark. */
+  fromAdminApi: boolean;
   body: string;
 }
 
@@ -66,6 +68,7 @@ export async function callAdmin(url: string, token: string, command: Command): P
     statusText: response.statusText,
     contentType: response.headers.get("content-type") ?? "",
     retryAfter: response.headers.get("retry-after"),
+    fromAdminApi: response.headers.get("x-ratewall-admin") === "1",
     body: await response.text(),
   };
 }

@@ -19,7 +19,7 @@
  * count ignores the dynamic lists: an allowed address is locked out like any other, and an
  * operator who denied their own address can still lift the deny.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { problemJson } from "../answers.ts";
 import { blockFor, blockKey, secondsLeft } from "../block-cache.ts";
 import { RedisRestError } from "../errors.ts";
@@ -64,7 +64,14 @@ export function adminApi(runtimes: Runtimes): MiddlewareHandler {
     const path = normalizeForMatch(url).path;
     // `/__ratewall` is the API's too: forwarded, a mistyped call would hand the token to the origin.
     if (!path.startsWith(ADMIN_PREFIX) && path !== ADMIN_ROOT) return next();
+    const answer = await answerAdmin(c, runtime, token, url, path);
+    // Marked so that ratewall-admin tells the API's problem details from the limiter's 429 or an
+    // origin's, which is what it meets when ADMIN_TOKEN is not set on the Worker.
+    answer.headers.set("x-ratewall-admin", "1");
+    return answer;
+  };
 
+  async function answerAdmin(c: Context, runtime: Runtime, token: string, url: URL, path: string): Promise<Response> {
     let guard = guards.get(runtime);
     if (!guard) {
       guard = createLimiter([{ name: "failed-attempts", algorithm: "fixed-window", limit: MAX_FAILED_ATTEMPTS, windowMs: 60_000 }], {
@@ -112,7 +119,7 @@ export function adminApi(runtimes: Runtimes): MiddlewareHandler {
         c.req.method === "GET" ? "Redis could not be reached." : "Redis could not be reached; retry (the change may have been applied in part).",
       );
     }
-  };
+  }
 }
 
 /**

@@ -353,6 +353,28 @@ describe("the admin API: isolation from traffic", () => {
     expect(await (await t.admin(`status?client=${ip}`)).json()).toMatchObject({ rules: [{ remaining: 2 }] });
   });
 
+  it("Should mark every admin answer, errors and HEAD included, and no other, so that ratewall-admin can tell them from the limiter's or an origin's", async () => {
+    const t = adminApp({ RATE_LIMIT: "1/1m" });
+    const answers = [
+      await t.admin("config"),
+      await t.admin("config", { method: "HEAD" }),
+      await t.admin("nope"),
+      await t.admin("config", { method: "DELETE" }),
+      await t.admin("config", { headers: {} }),
+    ];
+    expect(answers.map((answer) => [answer.status, answer.headers.get("x-ratewall-admin")])).toEqual([
+      [200, "1"],
+      [200, "1"],
+      [404, "1"],
+      [405, "1"],
+      [401, "1"],
+    ]);
+    const ip = uniqueIpv4();
+    await t.get("/", ip);
+    const refused = await t.get("/", ip, { accept: "application/json" });
+    expect([refused.status, refused.headers.get("x-ratewall-admin")]).toEqual([429, null]);
+  });
+
   it("Should keep /__ratewall without its slash, and an endpoint with a trailing one, from the origin, whose logs would get the token", async () => {
     const t = adminApp();
     const bare = await t.request("/__ratewall", { headers: bearer });
