@@ -192,25 +192,26 @@ describe("npm run admin against a Worker", () => {
     30_000,
   );
 
-  it("Should exit 1 and suspect ADMIN_TOKEN when the origin refuses the path with its own error page, printing nothing of it", async () => {
-    state.origin = "missing";
-    const result = await runCli(["status", "203.0.113.7", "--url", url], withToken);
-    expect(result).toEqual({
-      code: 1,
-      stdout: "",
-      stderr: `ratewall admin: ${url} answered 404 Not Found with text/html, not the admin API's status JSON (is ADMIN_TOKEN set on the Worker?)\n`,
-    });
-  }, 30_000);
-
-  it("Should exit 1 and suspect ADMIN_TOKEN when problem details come from anything but the admin API (the limiter's 429, an origin's API)", async () => {
-    state.origin = "problem";
-    const result = await runCli(["status", "203.0.113.7", "--url", url], withToken);
-    expect(result).toEqual({
-      code: 1,
-      stdout: "",
-      stderr: `ratewall admin: ${url} answered 429 Too Many Requests with application/problem+json, not the admin API's status JSON (is ADMIN_TOKEN set on the Worker?)\n`,
-    });
-  }, 30_000);
+  it.each([
+    ["the origin refuses the path with its own error page, printing nothing of it", "missing", "404 Not Found with text/html"],
+    [
+      "problem details come from anything but the admin API (the limiter's 429, an origin's API)",
+      "problem",
+      "429 Too Many Requests with application/problem+json",
+    ],
+  ] as const)(
+    "Should exit 1 and suspect ADMIN_TOKEN when %s",
+    async (_, origin, answered) => {
+      state.origin = origin;
+      const result = await runCli(["status", "203.0.113.7", "--url", url], withToken);
+      expect(result).toEqual({
+        code: 1,
+        stdout: "",
+        stderr: `ratewall admin: ${url} answered ${answered}, not the admin API's status JSON (is ADMIN_TOKEN set on the Worker?)\n`,
+      });
+    },
+    30_000,
+  );
 
   it("Should exit 2 with the usage, sending nothing, when RATEWALL_ADMIN_TOKEN is unset", async () => {
     const result = await runCli(["status", "203.0.113.7", "--url", url], {});
