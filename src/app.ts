@@ -67,7 +67,11 @@ export function createApp(deps: AppDeps = {}): Hono<AppEnv> {
       if (error.kind === "timeout") return problemResponse(504, "The origin did not answer within the timeout (ORIGIN_TIMEOUT_MS).", accept);
       return problemResponse(
         502,
-        error.kind === "none" || error.kind === "loop" ? "No origin is configured (ORIGIN_URL)." : "The origin could not be reached.",
+        error.kind === "none" || error.kind === "loop"
+          ? "No origin is configured (ORIGIN_URL)."
+          : error.kind === "interim"
+            ? "The origin answered with an interim response (1xx, such as 103 Early Hints) only."
+            : "The origin could not be reached.",
         accept,
       );
     }

@@ -76,6 +76,61 @@ describe("forwardToOrigin", () => {
   });
 });
 
+describe("forwardToOrigin, an origin with a path prefix", () => {
+  it("Should answer 400, fetching nothing, for a path whose encoded slashes would climb above the origin's path once decoded", async () => {
+    const { seen, fetch } = recordingFetch();
+    const origin = "http://internal.test/base";
+    for (const path of ["/..%2Fadmin/secret.txt", "/x/..%2F..%2Fadmin", "/%2e%2e%2fadmin", "/..%5Cadmin", "/x/%2E%2E%2F%2E%2E%2Fadmin?q=1"]) {
+      const res = await forwardToOrigin(new Request(`https://api.example.com${path}`, { headers: { accept: "application/json" } }), {
+        origin,
+        timeoutMs: 1000,
+        fetch,
+      });
+      expect([res.status, ((await res.json()) as { detail: string }).detail], path).toEqual([
+        400,
+        "The path climbs above the origin's path once its encoded slashes are decoded.",
+      ]);
+    }
+    expect(seen).toHaveLength(0);
+    // Within the prefix, or without one, such a path is the origin's to read.
+    for (const [path, to] of [
+      ["/x/..%2Fy", origin],
+      ["/..%2Fadmin", "http://internal.test"],
+    ]) {
+      expect((await forwardToOrigin(new Request(`https://api.example.com${path}`), { origin: to, timeoutMs: 1000, fetch })).status, path).toBe(200);
+    }
+    expect(seen.map((request) => request.url)).toEqual(["http://internal.test/base/x/..%2Fy", "http://internal.test/..%2Fadmin"]);
+  });
+
+  it("Should point an absolute Location or Content-Location at the origin back at the client on any status, as on a redirect", async () => {
+    const { fetch } = recordingFetch(
+      () =>
+        new Response("made", {
+          status: 201,
+          headers: { location: "http://internal.test/base/items/9", "content-location": "http://internal.test/base/items/9" },
+        }),
+    );
+    const res = await forwardToOrigin(new Request("https://api.example.com/items", { method: "POST", body: "{}" }), {
+      origin: "http://internal.test/base",
+      timeoutMs: 1000,
+      fetch,
+    });
+    expect([res.status, res.headers.get("location"), res.headers.get("content-location")]).toEqual([
+      201,
+      "https://api.example.com/items/9",
+      "https://api.example.com/items/9",
+    ]);
+  });
+
+  it("Should answer an interim 1xx that the runtime's fetch resolved with (103 Early Hints) with an OriginError naming it, not a network failure", async () => {
+    const interim = (async () => ({ status: 103, body: null, headers: new Headers({ link: "</a.css>; rel=preload" }) })) as unknown as typeof fetch;
+    const error = await forwardToOrigin(new Request("https://a.test/"), { origin: "http://origin.test", timeoutMs: 1000, fetch: interim }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ name: "OriginError", kind: "interim" });
+  });
+});
+
 describe("forwardToOrigin without an origin", () => {
   it("Should send a zone route's origin no x-ratewall- header, and forward a request that carries one, as sent by a client", async () => {
     const { seen, fetch } = recordingFetch();

@@ -2,11 +2,13 @@
  * @module Forwarding an allowed request to its origin, as `hono/proxy` does (the hop-by-hop
  * headers of RFC 9110 §7.6.1 dropped both ways, `Accept-Encoding` left to the runtime, the body
  * streamed) with one copy of the headers each way and one `Request` per call, since this runs on
- * every allowed request. On top of it: the headers named in `Connection` are dropped too, internal
- * headers never leave, the origin is bounded by a timeout (ky's timeout.ts: an AbortController
- * raced against the call), and failures become an {@link OriginError} that `app.onError` turns
- * into 502 or 504.
+ * every allowed request. On top of it: the headers named in `Connection` are dropped too (where
+ * the runtime shows `Connection` at all: workerd removes it first), internal headers never leave,
+ * a path cannot climb above an origin's path prefix, the origin is bounded by a timeout (ky's
+ * timeout.ts: an AbortController raced against the call), and failures become an
+ * {@link OriginError} that `app.onError` turns into 502 or 504.
  */
+import { problemResponse } from "../answers.ts";
 import { OriginError } from "../errors.ts";
 import { TRAILING_DOTS } from "../routing/normalize.ts";
 
@@ -41,6 +43,9 @@ const FORWARDED_BY = "x-ratewall-forwarded-by";
  * and a host's trailing dots (RFC 1034 §3.1) aside.
  */
 const LOCAL_HOST = /^(?:(?:[^:]*\.)?localhost\.*|\d+\.\d+\.\d+\.\d+|\[[0-9a-f:.]+\])(?::\d+)?$/i;
+/** A slash or backslash percent-encoded in a path, which an origin may decode into a separator. */
+const ENCODED_SEPARATOR = /%2f|%5c/i;
+const ENCODED_SEPARATORS = /%2f|%5c/gi;
 let isolateId: string | undefined;
 /** Origins parsed once per isolate: the configured ones are few and fixed; the cap bounds the rest. */
 const originBases = new Map<string, URL>();
@@ -67,6 +72,9 @@ export interface ForwardOptions {
  */
 export async function forwardToOrigin(request: Request, options: ForwardOptions): Promise<Response> {
   const url = urlParts(request.url);
+  if (options.origin && originBase(options.origin).pathname !== "/" && climbsAbove(url.pathAndQuery)) {
+    return problemResponse(400, "The path climbs above the origin's path once its encoded slashes are decoded.", request.headers.get("accept") ?? undefined);
+  }
   const target = targetUrl(url, options.origin);
   const targetOrigin = options.origin ? originBase(options.origin).origin : url.origin;
   const mark = options.origin ? undefined : refuseSelf(request, url.host, targetOrigin);
@@ -97,11 +105,21 @@ export async function forwardToOrigin(request: Request, options: ForwardOptions)
     forwardedHeaders(outgoing.headers, url);
     if (mark !== undefined) outgoing.headers.set(FORWARDED_BY, mark);
     const response = await (options.fetch ?? fetch)(outgoing);
+    // workerd's fetch can resolve with an interim answer (103 Early Hints, RFC 8297), which no
+    // Response may carry (200 to 599) and after which it gives no final one. A 101 is the
+    // WebSocket handshake's final answer, passed on with its socket.
+    if (response.status < 200 && response.status !== 101) throw new OriginError("interim", targetOrigin);
     const answer = new Response(response.body, response);
     answerHeaders(answer.headers);
-    if (options.origin && response.status >= 300 && response.status < 400) publicLocation(answer.headers, url, originBase(options.origin));
+    if (options.origin) {
+      // Any answer may name the origin's own URL (a 201's Location, RFC 9110 §10.2.2; Content-Location, §8.7), not only a redirect.
+      const base = originBase(options.origin);
+      publicLocation(answer.headers, "location", url, base);
+      publicLocation(answer.headers, "content-location", url, base);
+    }
     return answer;
   } catch (error) {
+    if (error instanceof OriginError) throw error;
     throw new OriginError(controller.signal.aborted ? "timeout" : "network", targetOrigin, { cause: error });
   } finally {
     clearTimeout(timer);
@@ -177,14 +195,14 @@ function originBase(origin: string): URL {
 }
 
 /**
- * A redirect to the origin itself, pointed at where the client sent the request, as a reverse
- * proxy does (nginx's `proxy_redirect default`): the origin's host, or its path under the origin's
- * path prefix, means nothing to the client, and an absolute one would send it past the limiter,
- * straight to the origin. A redirect elsewhere, or a relative one without a leading `/`, is left
- * as it is.
+ * A `Location` or `Content-Location` (header `name`) on the origin itself, pointed at where the
+ * client sent the request, as a reverse proxy does (nginx's `proxy_redirect default`): the
+ * origin's host, or its path under the origin's path prefix, means nothing to the client, and an
+ * absolute one would send it past the limiter, straight to the origin. One elsewhere, or a
+ * relative one without a leading `/`, is left as it is.
  */
-function publicLocation(headers: Headers, url: UrlParts, base: URL): void {
-  const location = headers.get("location");
+function publicLocation(headers: Headers, name: "location" | "content-location", url: UrlParts, base: URL): void {
+  const location = headers.get(name);
   if (!location || !(location.startsWith("/") || /^https?:/i.test(location))) return;
   let resolved: URL;
   try {
@@ -196,7 +214,26 @@ function publicLocation(headers: Headers, url: UrlParts, base: URL): void {
   if (resolved.origin !== base.origin || (prefix && resolved.pathname !== prefix && !resolved.pathname.startsWith(`${prefix}/`))) return;
   const path = `${resolved.pathname.slice(prefix.length) || "/"}${resolved.search}${resolved.hash}`;
   // An absolute-path or scheme-relative reference stays relative: the client resolves it against its own URL.
-  headers.set("location", location.startsWith("/") ? path : `${url.origin}${path}`);
+  headers.set(name, location.startsWith("/") ? path : `${url.origin}${path}`);
+}
+
+/**
+ * Whether a path would climb above its first segment once an origin decodes its encoded slashes
+ * (`%2F`, and `%5C`, a separator to Windows servers) and dots: `/..%2Fadmin` under an origin's path
+ * `/base` is `/base/../admin`, outside the part of the origin ORIGIN_URL names. The runtime has
+ * already resolved every dot segment written with plain slashes (WHATWG URL, path state).
+ */
+function climbsAbove(pathAndQuery: string): boolean {
+  const query = pathAndQuery.indexOf("?");
+  const path = query < 0 ? pathAndQuery : pathAndQuery.slice(0, query);
+  if (!ENCODED_SEPARATOR.test(path)) return false;
+  let depth = 0;
+  for (const segment of path.replace(ENCODED_SEPARATORS, "/").replace(/%2e/gi, ".").split("/")) {
+    if (segment === "..") {
+      if (--depth < 0) return true;
+    } else if (segment !== "" && segment !== ".") depth++;
+  }
+  return false;
 }
 
 /** Edits a copy of the client's headers into the origin's; `url` is the request's own. */
