@@ -6,6 +6,7 @@
 import { problemJson } from "../answers.ts";
 import { blockKey } from "../block-cache.ts";
 import { formatKeySource } from "../config/key-source.ts";
+import { policyWindowMs } from "../headers/rate-limit-headers.ts";
 import { clientPrefixOf } from "../keys/identify.ts";
 import { asKeyValue } from "../keys/sources.ts";
 import { parseIp } from "../keys/ip.ts";
@@ -59,8 +60,9 @@ async function status(runtime: Runtime, query: URLSearchParams): Promise<Respons
           {
             name: rule.name,
             algorithm: rule.algorithm,
+            // As RateLimit-Policy gives it: a token bucket's quota is its burst, refilled in this time.
             limit: outcome.limit,
-            windowMs: rule.windowMs,
+            windowMs: Math.round(policyWindowMs(rule)),
             remaining: outcome.remaining,
             resetMs: Math.max(0, outcome.resetAt - now),
           },

@@ -32,7 +32,7 @@ export function policyHeader(rules: readonly Rule[]): string {
  * burst: a client pacing itself at q per w then keeps the rule's rate, as the draft's quota
  * policy means; `q=burst` with the rule's window would announce more than the bucket sustains.
  */
-function policyWindowMs(rule: Rule): number {
+export function policyWindowMs(rule: Rule): number {
   return rule.burst === undefined ? rule.windowMs : (rule.windowMs * rule.burst) / rule.limit;
 }
 

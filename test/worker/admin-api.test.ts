@@ -53,6 +53,16 @@ describe("the admin API: status", () => {
     expect((await t.get("/", ip)).status).toBe(429);
   });
 
+  it("Should give a token bucket's quota as its RateLimit-Policy does: the burst, and the time the bucket takes to refill it", async () => {
+    const t = adminApp({ RATE_LIMIT: { limit: 1, window: "1s", algorithm: "token-bucket", burst: 10 } });
+    const ip = uniqueIpv4();
+    const answer = await t.get("/", ip);
+    expect(answer.headers.get("ratelimit-policy")).toBe('"default";q=10;w=10');
+    const status = (await (await t.admin(`status?client=${ip}`)).json()) as { rules: unknown[] };
+    // 10 per 1 s would be ten times the rate the bucket sustains.
+    expect(status.rules).toEqual([{ name: "default", algorithm: "token-bucket", limit: 10, windowMs: 10_000, remaining: 9, resetMs: expect.any(Number) }]);
+  });
+
   it("Should say what the settings' lists decide for an address, as its requests find it: the route's lists before the global ones", async () => {
     const t = adminApp({ DENY: ["ip:198.51.100.0/24"], ROUTES: [{ pattern: "*/api/*", name: "api", allow: ["ip:198.51.100.7"], rules: "5/1m" }] });
     const staticList = async (client: string, route: string) =>
