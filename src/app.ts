@@ -62,6 +62,11 @@ export function createApp(deps: AppDeps = {}): Hono<AppEnv> {
     // anything. Read raw, not from settings, which may be what failed.
     const vars = deps.vars ?? c.env;
     const log = redact(redact(baseLog, String(vars?.UPSTASH_REDIS_REST_TOKEN ?? "").trim()), String(vars?.ADMIN_TOKEN ?? ""));
+    if (error instanceof OriginError && error.kind === "outside") {
+      // The client's doing, not the origin's failure; counted like any request, so it cannot flood the log.
+      log({ level: "warn", event: "path-above-origin", path: new URL(c.req.url).pathname, origin: error.origin });
+      return problemResponse(400, "The path climbs above the origin's path as an origin reads it.", accept);
+    }
     if (error instanceof OriginError) {
       log({ level: "error", event: "origin-failure", kind: error.kind, origin: error.origin, cause: String((error.cause as Error)?.message ?? "") });
       if (error.kind === "timeout") return problemResponse(504, "The origin did not answer within the timeout (ORIGIN_TIMEOUT_MS).", accept);

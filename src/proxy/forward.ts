@@ -8,7 +8,6 @@
  * timeout.ts: an AbortController raced against the call), and failures become an
  * {@link OriginError} that `app.onError` turns into 502 or 504.
  */
-import { problemResponse } from "../answers.ts";
 import { OriginError } from "../errors.ts";
 import { TRAILING_DOTS } from "../routing/normalize.ts";
 
@@ -22,6 +21,8 @@ import { TRAILING_DOTS } from "../routing/normalize.ts";
  * `Response` can carry (every upload curl sends over 1 MB was a 502).
  */
 const NOT_FORWARDED = /^(x-ratewall-|upstash-|host$|accept-encoding$|expect$)/i;
+/** Answer headers only ratewall writes (src/admin/admin-api.ts). */
+const OURS = /^x-ratewall-/;
 const TOKEN = /^[!#$%&'*+\-.0-9A-Z^_`a-z|~]+$/;
 /**
  * Never forwarded, in either direction: `hono/proxy`'s list, and `proxy-connection`, which RFC
@@ -43,9 +44,6 @@ const FORWARDED_BY = "x-ratewall-forwarded-by";
  * and a host's trailing dots (RFC 1034 §3.1) aside.
  */
 const LOCAL_HOST = /^(?:(?:[^:]*\.)?localhost\.*|\d+\.\d+\.\d+\.\d+|\[[0-9a-f:.]+\])(?::\d+)?$/i;
-/** A slash or backslash percent-encoded in a path, which an origin may decode into a separator. */
-const ENCODED_SEPARATOR = /%2f|%5c/i;
-const ENCODED_SEPARATORS = /%2f|%5c/gi;
 let isolateId: string | undefined;
 /** Origins parsed once per isolate: the configured ones are few and fixed; the cap bounds the rest. */
 const originBases = new Map<string, URL>();
@@ -72,11 +70,9 @@ export interface ForwardOptions {
  */
 export async function forwardToOrigin(request: Request, options: ForwardOptions): Promise<Response> {
   const url = urlParts(request.url);
-  if (options.origin && originBase(options.origin).pathname !== "/" && climbsAbove(url.pathAndQuery)) {
-    return problemResponse(400, "The path climbs above the origin's path once its encoded slashes are decoded.", request.headers.get("accept") ?? undefined);
-  }
   const target = targetUrl(url, options.origin);
   const targetOrigin = options.origin ? originBase(options.origin).origin : url.origin;
+  if (options.origin && originBase(options.origin).pathname !== "/" && climbsAbove(url.pathAndQuery)) throw new OriginError("outside", targetOrigin);
   const mark = options.origin ? undefined : refuseSelf(request, url.host, targetOrigin);
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs);
@@ -218,17 +214,29 @@ function publicLocation(headers: Headers, name: "location" | "content-location",
 }
 
 /**
- * Whether a path would climb above its first segment once an origin decodes its encoded slashes
- * (`%2F`, and `%5C`, a separator to Windows servers) and dots: `/..%2Fadmin` under an origin's path
- * `/base` is `/base/../admin`, outside the part of the origin ORIGIN_URL names. The runtime has
- * already resolved every dot segment written with plain slashes (WHATWG URL, path state).
+ * Whether a path would climb above its first segment as an origin may read it: with its encoded
+ * slashes decoded (`%2F`, and `%5C`, a separator to Windows servers) and dots too, and with each
+ * segment's `;` parameters dropped, as Tomcat, Jetty and Spring do (before decoding or after).
+ * Under an origin's path `/base`, `/..%2Fadmin` and `/..;/admin` are `/base/../admin`: outside the
+ * part of the origin ORIGIN_URL names. The runtime has already resolved every dot segment written
+ * with plain slashes (WHATWG URL, path state).
  */
 function climbsAbove(pathAndQuery: string): boolean {
   const query = pathAndQuery.indexOf("?");
   const path = query < 0 ? pathAndQuery : pathAndQuery.slice(0, query);
-  if (!ENCODED_SEPARATOR.test(path)) return false;
+  if (!MAY_CLIMB.test(path)) return false;
+  return escapes(decoded(withoutParameters(path))) || escapes(withoutParameters(decoded(path)));
+}
+
+/** A path some origin could read as climbing: one with an encoded separator or a `;`. */
+const MAY_CLIMB = /;|%2f|%5c/i;
+const decoded = (path: string) => path.replace(/%2f|%5c/gi, "/").replace(/%2e/gi, ".");
+const withoutParameters = (path: string) => path.replace(/;[^/]*/g, "");
+
+/** Whether the `..` segments of `path` outnumber, at some point, the segments before them. */
+function escapes(path: string): boolean {
   let depth = 0;
-  for (const segment of path.replace(ENCODED_SEPARATORS, "/").replace(/%2e/gi, ".").split("/")) {
+  for (const segment of path.split("/")) {
     if (segment === "..") {
       if (--depth < 0) return true;
     } else if (segment !== "" && segment !== ".") depth++;
@@ -253,7 +261,8 @@ function forwardedHeaders(headers: Headers, url: UrlParts): void {
  * encoded, and then the header is the only way the client can decode it (RFC 9110 §8.4).
  */
 function answerHeaders(headers: Headers): void {
-  dropHopByHop(headers);
+  // `x-ratewall-` answers are ours: an origin's `x-ratewall-admin` would pass its answer off as the admin API's.
+  dropHopByHop(headers, OURS);
   const encoding = headers.get("content-encoding");
   if (encoding === "gzip" || encoding === "br") {
     headers.delete("content-encoding");

@@ -48,6 +48,24 @@ describe("the Worker, end to end", () => {
     expect(t.logs).toContainEqual(expect.objectContaining({ event: "origin-failure", kind: "network" }));
   });
 
+  it("Should answer 400, counted and logged, for a path that would climb above ORIGIN_URL's path, and never ask the origin", async () => {
+    let asked = 0;
+    const t = testApp(
+      { ORIGIN_URL: `${env.ORIGIN_URL}/base` },
+      {
+        originFetch: (input, init) => {
+          asked++;
+          return fetch(input, init);
+        },
+      },
+    );
+    const res = await t.get("/..;/admin", uniqueIpv4());
+    expect([res.status, await res.text()]).toEqual([400, "Bad Request: The path climbs above the origin's path as an origin reads it."]);
+    expect(res.headers.get("ratelimit")).toMatch(/^"default";r=99;/);
+    expect(asked).toBe(0);
+    expect(t.logs).toEqual([expect.objectContaining({ level: "warn", event: "path-above-origin", path: "/..;/admin", origin: env.ORIGIN_URL })]);
+  });
+
   it("Should answer 502 after one hop, not loop, when the request's own URL leads back to the Worker (wrangler dev without ORIGIN_URL)", async () => {
     let hops = 0;
     let app: ReturnType<typeof testApp>["app"] | undefined;

@@ -19,6 +19,7 @@ export interface LogEntry {
     | "analytics-failure"
     | "admin-auth-failure"
     | "origin-failure"
+    | "path-above-origin"
     | "config-error"
     | "internal-error";
   [field: string]: unknown;
