@@ -200,11 +200,6 @@ export function settingsFor(env: object): Settings {
   return settings;
 }
 
-function required(value: unknown, at: At): unknown {
-  if (value === undefined) fail(at, "is required");
-  return value;
-}
-
 /**
  * Not quoted when invalid: a token pasted into the URL variable would otherwise reach the logs.
  * Credentials in it are refused now: fetch refuses such a URL on every request, with a message
@@ -212,7 +207,7 @@ function required(value: unknown, at: At): unknown {
  */
 function readRedisUrl(value: unknown): string {
   const at: At = { source: "UPSTASH_REDIS_REST_URL", path: "" };
-  required(value, at);
+  if (value === undefined) fail(at, "is required (on a Worker, in wrangler.toml's [vars]; on Node, in `rateLimit({ vars })`)");
   let url: string;
   try {
     url = readUrl(value, at);

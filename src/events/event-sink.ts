@@ -2,7 +2,7 @@
  * @module Where decision events go: the `RATEWALL_ANALYTICS` Analytics Engine dataset when the
  * Worker has one bound, and an `onEvent` callback for embedders and tests. Nothing here may slow
  * or fail a request: `writeDataPoint` is fire-and-forget by design, a binding or callback that
- * throws is logged once and ignored, and hashing a client the isolate has not seen yet runs
+ * throws (or an async callback that rejects) is logged once and ignored, and hashing a client the isolate has not seen yet runs
  * after the response, under `waitUntil` when there is one.
  *
  * The hash is an HMAC-SHA-256 keyed with the Upstash token: a plain hash of an IPv4 address is
@@ -39,34 +39,46 @@ export function createEventSink(options: {
   const hashes = new Map<string, string>();
   const hash = keyedHash(options.secret);
   let failureLogged = false;
-  // Each receiver on its own: a callback that throws must not cost the dataset its point.
-  const attempt = (receive: () => void) => {
+  const failed = (error: unknown) => {
+    if (failureLogged) return;
+    failureLogged = true;
+    options.log({ level: "warn", event: "analytics-failure", cause: error instanceof Error ? error.message : String(error) });
+  };
+  // Each receiver on its own: a callback that throws must not cost the dataset its point. An
+  // async callback's rejection is caught too (Node exits on an unhandled one), and its promise is
+  // handed back, for `waitUntil`.
+  const attempt = (receive: () => unknown): Promise<unknown> | undefined => {
     try {
-      receive();
+      const result = receive();
+      if (typeof (result as PromiseLike<unknown> | undefined)?.then === "function") return Promise.resolve(result).then(undefined, failed);
     } catch (error) {
-      if (failureLogged) return;
-      failureLogged = true;
-      options.log({ level: "warn", event: "analytics-failure", cause: error instanceof Error ? error.message : String(error) });
+      failed(error);
     }
+    return undefined;
   };
   const deliver = (event: DecisionEvent, dataset: unknown) => {
     const { onEvent } = options;
-    if (onEvent) attempt(() => onEvent(event));
+    const pending = onEvent && attempt(() => onEvent(event));
     if (isAnalyticsDataset(dataset)) attempt(() => dataset.writeDataPoint(toDataPoint(event)));
+    return pending;
   };
   return (build, client, dataset, defer) => {
     if (options.onEvent === undefined && !isAnalyticsDataset(dataset)) return;
     const event = build();
-    if (options.client === "none" || client === undefined) return deliver(event, dataset);
-    if (options.client === "plain") return deliver({ ...event, client }, dataset);
+    const deliverNow = (ready: DecisionEvent) => {
+      const pending = deliver(ready, dataset);
+      if (pending) defer(pending);
+    };
+    if (options.client === "none" || client === undefined) return deliverNow(event);
+    if (options.client === "plain") return deliverNow({ ...event, client });
     const hashed = hashes.get(client);
-    if (hashed !== undefined) return deliver({ ...event, client: hashed }, dataset);
+    if (hashed !== undefined) return deliverNow({ ...event, client: hashed });
     defer(
       hash(client).then(
         (digest) => {
           if (hashes.size >= HASHES_KEPT) hashes.clear();
           hashes.set(client, digest);
-          deliver({ ...event, client: digest }, dataset);
+          return deliver({ ...event, client: digest }, dataset);
         },
         () => deliver(event, dataset),
       ),

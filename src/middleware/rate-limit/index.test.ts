@@ -456,7 +456,39 @@ describe("rateLimit middleware without vars", () => {
     const headers = { "cf-connecting-ip": "203.0.113.7" };
     expect((await app.request("/", { headers }, { ...vars, RATE_LIMIT: "1/1m" })).headers.get("ratelimit-policy")).toBe('"default";q=1;w=60');
     const missing = await app.request("/", { headers });
-    expect(await missing.text()).toBe("UPSTASH_REDIS_REST_URL: is required");
+    expect(await missing.text()).toBe("UPSTASH_REDIS_REST_URL: is required (on a Worker, in wrangler.toml's [vars]; on Node, in `rateLimit({ vars })`)");
+  });
+
+  it("Should log an onEvent whose promise rejects once, as one that throws, and never leave the rejection unhandled (a Node server exits on one)", async () => {
+    const { get, logs } = makeApp({
+      onEvent: async () => {
+        throw new Error("analytics endpoint down");
+      },
+    });
+    expect([(await get()).status, (await get()).status]).toEqual([200, 200]);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(logs.filter((entry) => entry.event === "analytics-failure")).toEqual([expect.objectContaining({ cause: "analytics endpoint down" })]);
+  });
+
+  it("Should answer 500 naming the clock when it returns no time, instead of reading that as a Redis failure and letting every request through", async () => {
+    const { app, get, calls } = makeApp({ clock: () => Number.NaN, vars: { ...vars, RATE_LIMIT: "1/10s" } });
+    app.onError((error, c) => c.text(error.message, 500));
+    const answers = [await get(), await get()];
+    expect(await Promise.all(answers.map(async (answer) => [answer.status, await answer.text()]))).toEqual([
+      [500, "clock: returned NaN, expected ms since the epoch"],
+      [500, "clock: returned NaN, expected ms since the epoch"],
+    ]);
+    expect(calls).toEqual([]);
+  });
+
+  it("Should keep answering when its log function throws: a refusal stays a 429", async () => {
+    const { get } = makeApp({
+      vars: { ...vars, RATE_LIMIT: "1/10s" },
+      log: () => {
+        throw new Error("log sink down");
+      },
+    });
+    expect([(await get()).status, (await get()).status, (await get()).status]).toEqual([200, 429, 429]);
   });
 });
 

@@ -88,7 +88,11 @@ export interface RuntimeOptions {
   clock?: () => number;
   /** @default one JSON line per event on the console, with the token redacted */
   log?: Logger;
-  /** Receives every decision event (besides the `RATEWALL_ANALYTICS` dataset, when bound). */
+  /**
+   * Receives every decision event (besides the `RATEWALL_ANALYTICS` dataset, when bound). Not
+   * awaited: an async one's promise goes to `waitUntil` where there is one, and a callback that
+   * throws or rejects is logged once (`analytics-failure`) and never fails the request.
+   */
   onEvent?: (event: DecisionEvent) => void;
   /** Clients remembered as blocked, per isolate. @default 10000 */
   blockCacheSize?: number;
@@ -192,7 +196,7 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
     ...compile(route, route.scope, `ROUTES[${index}]`),
   }));
   const defaultRoute = compile(settings.defaultRoute, DEFAULT_ROUTE_NAME, "RATE_LIMIT");
-  const log = redact(redact(options.log ?? consoleLogger, settings.redis.token), settings.adminToken ?? "");
+  const log = unfailing(redact(redact(options.log ?? consoleLogger, settings.redis.token), settings.adminToken ?? ""));
   // Keys and scripts count whole ms; `performance.timeOrigin + performance.now()` has fractions.
   const userClock = options.clock;
   return {
@@ -212,6 +216,29 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
       settings.keyPrefix,
       routes.filter((route) => route.perRule).map((route) => route.settings.scope),
     ),
-    clock: userClock ? () => Math.floor(userClock()) : Date.now,
+    clock: userClock ? () => readClock(userClock) : Date.now,
+  };
+}
+
+/**
+ * The user's clock in whole ms. One that gives no time (NaN, `undefined`) is an error naming it:
+ * the limiter would refuse to build keys with it, which `FAILURE_MODE=open` reads as a Redis
+ * failure, and every request would pass.
+ */
+function readClock(clock: () => number): number {
+  const value: unknown = clock();
+  const now = Math.floor(value as number);
+  if (!Number.isFinite(now)) throw new TypeError(`clock: returned ${quote(value)}, expected ms since the epoch`);
+  return now;
+}
+
+/** A log function that cannot fail a request: one that throws would turn a 429 into a 500. */
+function unfailing(log: Logger): Logger {
+  return (entry) => {
+    try {
+      log(entry);
+    } catch {
+      // Nowhere left to report it: the log is where failures go.
+    }
   };
 }
