@@ -72,16 +72,25 @@ const REFUSED = new Set([
 /** Stream reads block when given a BLOCK option (§13). */
 const BLOCK_OPTION = new Set(["XREAD", "XREADGROUP"]);
 
+/** The operands each XREAD / XREADGROUP option takes (Redis's t_stream.c, xreadCommand). */
+const OPERANDS: ReadonlyMap<string, number> = new Map([
+  ["COUNT", 1],
+  ["GROUP", 2],
+  ["NOACK", 0],
+]);
+
 /**
- * Whether an XREAD or XREADGROUP has the BLOCK option. Options stand before `STREAMS`, and after
- * XREADGROUP's `GROUP <group> <consumer>`: a stream, group or consumer named "block" is no option.
+ * Whether an XREAD or XREADGROUP has the BLOCK option. Options stand before `STREAMS`, in any
+ * order, and are read as Redis reads them, operands skipped: a group, consumer or count named
+ * "block" or "streams" is no option. A word Redis does not know is stepped over (Redis refuses
+ * the command anyway), so the scan errs towards finding BLOCK.
  */
-function hasBlockOption(name: string, args: readonly Arg[]): boolean {
-  const first = name === "XREADGROUP" && String(args[0]).toUpperCase() === "GROUP" ? 3 : 0;
-  for (const arg of args.slice(first)) {
-    const word = String(arg).toUpperCase();
+function hasBlockOption(args: readonly Arg[]): boolean {
+  for (let i = 0; i < args.length; i++) {
+    const word = String(args[i]).toUpperCase();
     if (word === "STREAMS") return false;
     if (word === "BLOCK") return true;
+    i += OPERANDS.get(word) ?? 0;
   }
   return false;
 }
@@ -97,7 +106,7 @@ export function refusal(command: Command): string | undefined {
   const { name, args } = command;
   const blocks =
     REFUSED.has(name) ||
-    (BLOCK_OPTION.has(name) && hasBlockOption(name, args)) ||
+    (BLOCK_OPTION.has(name) && hasBlockOption(args)) ||
     (name === "SCRIPT" && String(args[0] ?? "").toUpperCase() === "DEBUG") ||
     // COPY … DB <n> writes into another database, as MOVE does.
     (name === "COPY" && args.slice(2).some((arg) => String(arg).toUpperCase() === "DB"));

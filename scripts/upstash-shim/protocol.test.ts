@@ -109,6 +109,11 @@ describe("refused commands (docs/shim.md §13)", () => {
     expect(refusal({ name: "XREAD", args: ["STREAMS", "s", "0"] })).toBeUndefined();
     expect(refusal({ name: "XREAD", args: ["COUNT", "1", "STREAMS", "block", "0"] })).toBeUndefined();
     expect(refusal({ name: "XREADGROUP", args: ["GROUP", "block", "block", "STREAMS", "s", ">"] })).toBeUndefined();
+    // Options come in any order (Redis's t_stream.c): a group named STREAMS after NOACK ends no scan.
+    expect(refusal({ name: "XREADGROUP", args: ["NOACK", "GROUP", "STREAMS", "c", "BLOCK", "0", "STREAMS", "s", ">"] })).toBe(
+      "ERR Command is not available: 'XREADGROUP'",
+    );
+    expect(refusal({ name: "XREAD", args: ["COUNT", "block", "STREAMS", "s", "0"] })).toBeUndefined();
     expect(refusal({ name: "XREADGROUP", args: ["GROUP", "g", "c", "COUNT", "1", "BLOCK", "0", "STREAMS", "s", ">"] })).toBe(
       "ERR Command is not available: 'XREADGROUP'",
     );
