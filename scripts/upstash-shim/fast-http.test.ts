@@ -188,6 +188,20 @@ describe("the shim's own HTTP reader", () => {
     }
   });
 
+  it("Should answer a request for node:http that follows a slow one, when the client ends its side while the first runs", async () => {
+    const slow = await startShim({ redisUrl: inject("redisUrl"), token: TOKEN, port: 0 });
+    slow.faults.set({ delayMs: 200 });
+    try {
+      const chunked = `${post("/", "", ["Transfer-Encoding: chunked"])}e\r\n["ECHO","two"]\r\n0\r\n\r\n`;
+      expect(answers(await talk([post("/", '["ECHO","one"]') + chunked], true, slow.url))).toEqual([
+        { status: 200, body: '{"result":"one"}' },
+        { status: 200, body: '{"result":"two"}' },
+      ]);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it("Should answer every pipelined request, in order, to a client that reads slowly", async () => {
     const redis = new Redis(inject("redisUrl"));
     const value = "v".repeat(256 * 1024);

@@ -10,6 +10,7 @@
  */
 import { STATUS_CODES, type Server } from "node:http";
 import type { Socket } from "node:net";
+import { Duplex } from "node:stream";
 import type { Answer, CommandRoute, ShimHandler } from "./handler.ts";
 import { parsePlainHead } from "./http-head.ts";
 import { RequestError } from "./protocol.ts";
@@ -105,6 +106,7 @@ export function serveConnection(socket: Socket, options: FastHttpOptions): void 
     arrived();
     done = true;
     socket.off("data", onData).off("end", onEnd).off("timeout", onTimeout).off("error", ignore).setTimeout(0);
+    if (ended) return void options.fallback.emit("connection", endedSocket(socket, buffered > 0 ? take() : Buffer.alloc(0)));
     socket.pause();
     if (buffered > 0) socket.unshift(take());
     options.fallback.emit("connection", socket);
@@ -226,6 +228,28 @@ export function serveConnection(socket: Socket, options: FastHttpOptions): void 
 }
 
 function ignore(): void {}
+
+/**
+ * The connection of a client that has ended its side, for node:http: its unread bytes, then the
+ * end, on a stream of their own, and what node:http writes sent on the socket. A socket that has
+ * emitted 'end' cannot take its bytes back (`unshift` throws), and its request would go unanswered.
+ */
+function endedSocket(socket: Socket, unread: Buffer): Duplex {
+  const stream = new Duplex({
+    read() {},
+    write: (chunk, encoding, callback) => void socket.write(chunk, encoding, callback),
+    final: (callback) => void socket.end(callback),
+    destroy: (error, callback) => {
+      socket.destroy();
+      callback(error);
+    },
+  });
+  Object.assign(stream, { remoteAddress: socket.remoteAddress, remotePort: socket.remotePort, setNoDelay: () => stream });
+  socket.on("error", (error) => stream.destroy(error)).on("close", () => stream.destroy());
+  if (unread.length > 0) stream.push(unread);
+  stream.push(null);
+  return stream;
+}
 
 let dateSecond = -1;
 let dateText = "";
