@@ -27,6 +27,13 @@ export interface RedisConnectionOptions {
   retryDelayMs: (attempt: number) => number;
   /** A connection attempt that has not finished its handshake by then is abandoned. @default 10000 */
   connectTimeoutMs?: number;
+  /**
+   * A Redis that sends nothing for this long while commands wait (stopped, partitioned, or stuck
+   * mid-reply) is dropped: those commands fail (503) and the connection is made again, instead of
+   * holding every request, and its memory, until it answers. Longer than any script Redis lets run
+   * unkilled (`busy-reply-threshold`, 5 s by default). @default 30000
+   */
+  replyTimeoutMs?: number;
 }
 
 type Settle = (reply: Reply | RedisUnavailableError) => void;
@@ -135,7 +142,13 @@ export class RedisConnection {
     this.#socket = socket;
     socket.setNoDelay(true);
     socket.setKeepAlive(true);
-    socket.setTimeout(this.options.connectTimeoutMs ?? 10_000, () => socket.destroy(new Error(`connect ETIMEDOUT ${host}:${options.port}`)));
+    // One timer for both bounds: the handshake's, then (#handshake) the wait for replies.
+    socket.setTimeout(this.options.connectTimeoutMs ?? 10_000);
+    socket.on("timeout", () => {
+      if (this.#status !== "ready" || socket !== this.#socket) return void socket.destroy(new Error(`connect ETIMEDOUT ${host}:${options.port}`));
+      const ms = this.options.replyTimeoutMs ?? 30_000;
+      if (this.#pending.length > this.#head) socket.destroy(new Error(`Redis answered nothing for ${ms} ms while commands waited`));
+    });
     socket.on("data", (chunk: Buffer) => {
       try {
         this.#decoder.push(chunk);
@@ -165,7 +178,7 @@ export class RedisConnection {
       if (/^loading:1/m.test(text)) throw new Error("Redis is loading its dataset");
       if (socket !== this.#socket || this.#status === "closed") return;
       this.majorVersion = Number(/redis_version:(\d+)/.exec(text)?.[1]) || undefined;
-      socket.setTimeout(0);
+      socket.setTimeout(this.options.replyTimeoutMs ?? 30_000);
       this.#status = "ready";
       this.#attempt = 0;
       this.#lastError = undefined;

@@ -1,0 +1,61 @@
+import { createServer, type Server, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { RedisConnection, RedisUnavailableError } from "./redis-connection.ts";
+
+/** The commands in a RESP stream of simple arrays of bulk strings, one name per command. */
+function commandNames(text: string): string[] {
+  const lines = text.split("\r\n");
+  const names: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!lines[i]!.startsWith("*")) continue;
+    names.push(lines[i + 2]!.toUpperCase());
+    i += 2 * Number(lines[i]!.slice(1));
+  }
+  return names;
+}
+
+let server: Server | undefined;
+let connection: RedisConnection | undefined;
+afterEach(async () => {
+  connection?.close();
+  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+});
+
+/** A Redis that answers the shim's handshake, then takes commands and answers none of them. */
+async function stallingRedis(): Promise<{ url: string; sockets: Socket[] }> {
+  const sockets: Socket[] = [];
+  server = createServer((socket) => {
+    sockets.push(socket);
+    socket.on("data", (chunk) => {
+      for (const name of commandNames(chunk.toString("latin1"))) {
+        if (name === "CLIENT") socket.write("+OK\r\n");
+        else if (name === "INFO") socket.write("$21\r\nredis_version:7.2.0\r\n\r\n");
+      }
+    });
+    socket.on("error", () => {});
+  });
+  await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+  return { url: `redis://127.0.0.1:${(server.address() as AddressInfo).port}`, sockets };
+}
+
+describe("the shim's connection to Redis", () => {
+  it("Should fail the commands waiting on a Redis that stopped answering, and reconnect, rather than hold them for good", async () => {
+    const redis = await stallingRedis();
+    connection = new RedisConnection(redis.url, { name: "test", retryDelayMs: () => 10, replyTimeoutMs: 200 });
+    await connection.ready;
+    expect(connection.isReady).toBe(true);
+    const outcome = await connection.send({ name: "GET", args: ["k"] }).catch((error: unknown) => error);
+    expect(outcome).toBeInstanceOf(RedisUnavailableError);
+    expect((outcome as Error).message).toBe("ERR Redis is unreachable: Redis answered nothing for 200 ms while commands waited");
+    await expect.poll(() => redis.sockets.length).toBe(2);
+  });
+
+  it("Should keep an idle connection, on which no command waits, however long nothing is said", async () => {
+    const redis = await stallingRedis();
+    connection = new RedisConnection(redis.url, { name: "test", retryDelayMs: () => 10, replyTimeoutMs: 50 });
+    await connection.ready;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect([connection.isReady, redis.sockets.length]).toEqual([true, 1]);
+  });
+});
