@@ -11,7 +11,7 @@ import { Hono } from "hono/tiny";
 import { HTTPException } from "hono/http-exception";
 import { problemResponse } from "./answers.ts";
 import { ConfigError, OriginError } from "./errors.ts";
-import { consoleLogger, redact } from "./middleware/rate-limit/log.ts";
+import { consoleLogger, redact, unfailing } from "./middleware/rate-limit/log.ts";
 import { adminApi } from "./admin/admin-api.ts";
 import type { RateLimitOptions, RateLimitState } from "./middleware/rate-limit/index.ts";
 import { rateLimitWith } from "./middleware/rate-limit/rate-limit.ts";
@@ -61,7 +61,7 @@ export function createApp(deps: AppDeps = {}): Hono<AppEnv> {
     // Scrubbed like the middleware's lines: a cause's message (an origin's error, say) may quote
     // anything. Read raw, not from settings, which may be what failed.
     const vars = deps.vars ?? c.env;
-    const log = redact(redact(baseLog, String(vars?.UPSTASH_REDIS_REST_TOKEN ?? "").trim()), String(vars?.ADMIN_TOKEN ?? ""));
+    const log = unfailing(redact(redact(baseLog, String(vars?.UPSTASH_REDIS_REST_TOKEN ?? "").trim()), String(vars?.ADMIN_TOKEN ?? "")));
     if (error instanceof OriginError && error.kind === "outside") {
       // The client's doing, not the origin's failure; counted like any request, so it cannot flood the log.
       log({ level: "warn", event: "path-above-origin", path: new URL(c.req.url).pathname, origin: error.origin });

@@ -17,8 +17,11 @@ function commandNames(text: string): string[] {
 
 let server: Server | undefined;
 let connection: RedisConnection | undefined;
+const accepted: Socket[] = [];
 afterEach(async () => {
   connection?.close();
+  // close() waits for the connections it accepted: end them from this side too.
+  for (const socket of accepted.splice(0)) socket.destroy();
   await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
 });
 
@@ -27,12 +30,25 @@ async function stallingRedis(): Promise<{ url: string; sockets: Socket[] }> {
   const sockets: Socket[] = [];
   server = createServer((socket) => {
     sockets.push(socket);
+    accepted.push(socket);
     socket.on("data", (chunk) => {
       for (const name of commandNames(chunk.toString("latin1"))) {
         if (name === "CLIENT") socket.write("+OK\r\n");
         else if (name === "INFO") socket.write("$21\r\nredis_version:7.2.0\r\n\r\n");
       }
     });
+    socket.on("error", () => {});
+  });
+  await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+  return { url: `redis://127.0.0.1:${(server.address() as AddressInfo).port}`, sockets };
+}
+
+/** A Redis that accepts connections and answers nothing at all, as a stopped (SIGSTOP) one does. */
+async function silentRedis(): Promise<{ url: string; sockets: Socket[] }> {
+  const sockets: Socket[] = [];
+  server = createServer((socket) => {
+    sockets.push(socket);
+    accepted.push(socket);
     socket.on("error", () => {});
   });
   await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
@@ -49,6 +65,15 @@ describe("the shim's connection to Redis", () => {
     expect(outcome).toBeInstanceOf(RedisUnavailableError);
     expect((outcome as Error).message).toBe("ERR Redis is unreachable: Redis answered nothing for 200 ms while commands waited");
     await expect.poll(() => redis.sockets.length).toBe(2);
+  });
+
+  it("Should give up a handshake that gets no answer and try again, leaving no rejection unhandled (Node would exit on one)", async () => {
+    const redis = await silentRedis();
+    connection = new RedisConnection(redis.url, { name: "test", retryDelayMs: () => 10, connectTimeoutMs: 100 });
+    await connection.ready;
+    expect(connection.isReady).toBe(false);
+    await expect.poll(() => redis.sockets.length).toBeGreaterThan(2);
+    await expect(connection.send({ name: "PING", args: [] })).rejects.toThrow("ERR Redis is unreachable: connect ETIMEDOUT");
   });
 
   it("Should keep an idle connection, on which no command waits, however long nothing is said", async () => {

@@ -30,8 +30,10 @@ export interface RedisConnectionOptions {
   /**
    * A Redis that sends nothing for this long while commands wait (stopped, partitioned, or stuck
    * mid-reply) is dropped: those commands fail (503) and the connection is made again, instead of
-   * holding every request, and its memory, until it answers. Longer than any script Redis lets run
-   * unkilled (`busy-reply-threshold`, 5 s by default). @default 30000
+   * holding every request, and its memory, until it answers. A script that runs longer is dropped
+   * the same way, its effects applied all the same: Redis does not stop a script at
+   * `busy-reply-threshold` (5 s by default), it answers others BUSY and `SCRIPT KILL` stops it.
+   * @default 30000
    */
   replyTimeoutMs?: number;
 }
@@ -171,13 +173,15 @@ export class RedisConnection {
     const named = this.#write({ name: "CLIENT", args: ["SETNAME", this.options.name] });
     const info = this.#write({ name: "INFO", args: [] });
     try {
-      const failed = (await Promise.all(replies)).find((reply) => reply instanceof RedisReplyError);
+      // Awaited together: one rejected alone (the socket closed) would leave the others unhandled.
+      const [answered, , inform] = await Promise.all([Promise.all(replies), named, info]);
+      const failed = answered.find((reply) => reply instanceof RedisReplyError);
       if (failed) throw failed;
-      await named;
-      const text = String(await info);
-      if (/^loading:1/m.test(text)) throw new Error("Redis is loading its dataset");
+      // A Redis busy with a script answers INFO with BUSY: the version read before stands.
+      const text = inform instanceof RedisReplyError ? undefined : String(inform);
+      if (text !== undefined && /^loading:1/m.test(text)) throw new Error("Redis is loading its dataset");
       if (socket !== this.#socket || this.#status === "closed") return;
-      this.majorVersion = Number(/redis_version:(\d+)/.exec(text)?.[1]) || undefined;
+      if (text !== undefined) this.majorVersion = Number(/redis_version:(\d+)/.exec(text)?.[1]) || undefined;
       socket.setTimeout(this.options.replyTimeoutMs ?? 30_000);
       this.#status = "ready";
       this.#attempt = 0;

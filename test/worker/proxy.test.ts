@@ -66,6 +66,18 @@ describe("the Worker, end to end", () => {
     expect(t.logs).toEqual([expect.objectContaining({ level: "warn", event: "path-above-origin", path: "/..;/admin", origin: env.ORIGIN_URL })]);
   });
 
+  it("Should still answer 502 when its log function throws while reporting the origin's failure", async () => {
+    const t = testApp(
+      { ORIGIN_URL: "http://127.0.0.1:1" },
+      {
+        log: () => {
+          throw new Error("log sink down");
+        },
+      },
+    );
+    expect((await t.get("/", uniqueIpv4())).status).toBe(502);
+  });
+
   it("Should answer 502 after one hop, not loop, when the request's own URL leads back to the Worker (wrangler dev without ORIGIN_URL)", async () => {
     let hops = 0;
     let app: ReturnType<typeof testApp>["app"] | undefined;

@@ -479,6 +479,10 @@ describe("rateLimit middleware without vars", () => {
       [500, "clock: returned NaN, expected ms since the epoch"],
     ]);
     expect(calls).toEqual([]);
+    // null would read as the epoch, silently.
+    const epoch = makeApp({ clock: () => null as unknown as number });
+    epoch.app.onError((error, c) => c.text(error.message, 500));
+    expect(await (await epoch.get()).text()).toBe("clock: returned null, expected ms since the epoch");
   });
 
   it("Should keep answering when its log function throws: a refusal stays a 429", async () => {

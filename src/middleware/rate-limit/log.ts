@@ -134,3 +134,20 @@ export function describeFailure(error: unknown): { kind: string; cause: string }
   }
   return { kind: "unknown", cause: String(error) };
 }
+
+/**
+ * A log function that cannot fail a request: a user's that throws would turn a 429, or the 502
+ * that reports an origin's failure, into an unanswered request.
+ *
+ * @example
+ * const log = unfailing(options.log ?? consoleLogger);
+ */
+export function unfailing(log: Logger): Logger {
+  return (entry) => {
+    try {
+      log(entry);
+    } catch {
+      // Nowhere left to report it: the log is where failures go.
+    }
+  };
+}

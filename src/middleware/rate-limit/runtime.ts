@@ -24,7 +24,7 @@ import { compileLevel, type ListLevel } from "../../lists/verdict.ts";
 import { compileRoutes } from "../../routing/match.ts";
 import { type CachedRouteMatcher, memoizeRoutes } from "../../routing/route-cache.ts";
 import { refuseMisspelt, settingsFor, type Vars } from "../../settings.ts";
-import { consoleLogger, type FailureLines, type Logger, redact } from "./log.ts";
+import { consoleLogger, type FailureLines, type Logger, redact, unfailing } from "./log.ts";
 
 /** The name events, logs and the admin API use for the route of requests no route matches. */
 export const DEFAULT_ROUTE_NAME = "default";
@@ -227,18 +227,6 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
  */
 function readClock(clock: () => number): number {
   const value: unknown = clock();
-  const now = Math.floor(value as number);
-  if (!Number.isFinite(now)) throw new TypeError(`clock: returned ${quote(value)}, expected ms since the epoch`);
-  return now;
-}
-
-/** A log function that cannot fail a request: one that throws would turn a 429 into a 500. */
-function unfailing(log: Logger): Logger {
-  return (entry) => {
-    try {
-      log(entry);
-    } catch {
-      // Nowhere left to report it: the log is where failures go.
-    }
-  };
+  if (typeof value !== "number" || !Number.isFinite(value)) throw new TypeError(`clock: returned ${quote(value)}, expected ms since the epoch`);
+  return Math.floor(value);
 }
