@@ -67,6 +67,20 @@ describe("the shim's connection to Redis", () => {
     await expect.poll(() => redis.sockets.length).toBe(2);
   });
 
+  it("Should drop a Redis that stopped answering even while new commands keep being written to it", async () => {
+    const redis = await stallingRedis();
+    connection = new RedisConnection(redis.url, { name: "test", retryDelayMs: () => 10, replyTimeoutMs: 200 });
+    await connection.ready;
+    const first = connection.send({ name: "GET", args: ["k"] }).catch((error: unknown) => error);
+    // A command every 50 ms: a timer that any write restarts would never fire.
+    const traffic = setInterval(() => connection?.isReady && connection.send({ name: "GET", args: ["k"] }).catch(() => {}), 50);
+    try {
+      expect(await first).toBeInstanceOf(RedisUnavailableError);
+    } finally {
+      clearInterval(traffic);
+    }
+  });
+
   it("Should give up a handshake that gets no answer and try again, leaving no rejection unhandled (Node would exit on one)", async () => {
     const redis = await silentRedis();
     connection = new RedisConnection(redis.url, { name: "test", retryDelayMs: () => 10, connectTimeoutMs: 100 });

@@ -67,8 +67,12 @@ export class RedisConnection {
   /** What the next write sends (see {@link encodeCommand}). */
   #out: Array<string | Buffer> = [""];
   #flushing = false;
+  /** When Redis last sent a byte, or when a command began to wait on a quiet connection. */
+  #heardAt = 0;
+  #replyTimer: NodeJS.Timeout | undefined;
   readonly #decoder = new ReplyDecoder((reply) => this.#settle(reply));
   readonly #url: URL;
+  readonly #replyTimeoutMs: number;
   #attempted!: () => void;
 
   constructor(
@@ -76,6 +80,7 @@ export class RedisConnection {
     private readonly options: RedisConnectionOptions,
   ) {
     this.#url = new URL(url);
+    this.#replyTimeoutMs = options.replyTimeoutMs ?? 30_000;
     if (this.#url.search) throw new Error(`Redis URL options are not supported: "${this.#url.search}" in ${url.replace(/\/\/[^@/]*@/, "//***@")}`);
     this.ready = new Promise((resolve) => (this.#attempted = resolve));
     this.#connect();
@@ -98,10 +103,14 @@ export class RedisConnection {
   close(): void {
     this.#status = "closed";
     clearTimeout(this.#retry);
+    clearTimeout(this.#replyTimer);
     this.#socket?.destroy();
   }
 
   #write(command: Command): Promise<Reply> {
+    // The silence that counts starts when something waits (Redis owed nothing before).
+    if (this.#pending.length === this.#head) this.#heardAt = Date.now();
+    this.#replyTimer ??= setTimeout(() => this.#checkReplies(), this.#replyTimeoutMs);
     encodeCommand(command, this.#out);
     if (!this.#flushing) {
       this.#flushing = true;
@@ -125,6 +134,20 @@ export class RedisConnection {
     socket.uncork();
   }
 
+  /**
+   * Drops a connection on which commands have waited {@link RedisConnectionOptions.replyTimeoutMs}
+   * without a byte from Redis. Timed on what Redis sends only: a socket timeout also counts the
+   * shim's writes, and on a busy shim, new commands would keep a stopped Redis's connection alive.
+   */
+  #checkReplies(): void {
+    this.#replyTimer = undefined;
+    if (this.#pending.length === this.#head) return;
+    const silent = Date.now() - this.#heardAt;
+    const ms = this.#replyTimeoutMs;
+    if (silent < ms) this.#replyTimer = setTimeout(() => this.#checkReplies(), ms - silent);
+    else this.#socket?.destroy(new Error(`Redis answered nothing for ${ms} ms while commands waited`));
+  }
+
   #settle(reply: Reply | RedisUnavailableError): void {
     const settle = this.#pending[this.#head];
     if (!settle) throw new Error("Redis sent a reply to no command");
@@ -144,14 +167,9 @@ export class RedisConnection {
     this.#socket = socket;
     socket.setNoDelay(true);
     socket.setKeepAlive(true);
-    // One timer for both bounds: the handshake's, then (#handshake) the wait for replies.
-    socket.setTimeout(this.options.connectTimeoutMs ?? 10_000);
-    socket.on("timeout", () => {
-      if (this.#status !== "ready" || socket !== this.#socket) return void socket.destroy(new Error(`connect ETIMEDOUT ${host}:${options.port}`));
-      const ms = this.options.replyTimeoutMs ?? 30_000;
-      if (this.#pending.length > this.#head) socket.destroy(new Error(`Redis answered nothing for ${ms} ms while commands waited`));
-    });
+    socket.setTimeout(this.options.connectTimeoutMs ?? 10_000, () => socket.destroy(new Error(`connect ETIMEDOUT ${host}:${options.port}`)));
     socket.on("data", (chunk: Buffer) => {
+      this.#heardAt = Date.now();
       try {
         this.#decoder.push(chunk);
       } catch (error) {
@@ -182,7 +200,7 @@ export class RedisConnection {
       if (text !== undefined && /^loading:1/m.test(text)) throw new Error("Redis is loading its dataset");
       if (socket !== this.#socket || this.#status === "closed") return;
       if (text !== undefined) this.majorVersion = Number(/redis_version:(\d+)/.exec(text)?.[1]) || undefined;
-      socket.setTimeout(this.options.replyTimeoutMs ?? 30_000);
+      socket.setTimeout(0);
       this.#status = "ready";
       this.#attempt = 0;
       this.#lastError = undefined;
@@ -196,6 +214,8 @@ export class RedisConnection {
   #onClose(socket: Socket): void {
     if (socket !== this.#socket) return;
     this.#socket = undefined;
+    clearTimeout(this.#replyTimer);
+    this.#replyTimer = undefined;
     this.#decoder.reset();
     this.#out = [""];
     const pending = this.#pending.slice(this.#head);
