@@ -63,8 +63,13 @@ export function createApp(deps: AppDeps = {}): Hono<AppEnv> {
     const vars = deps.vars ?? c.env;
     const log = unfailing(redact(redact(baseLog, String(vars?.UPSTASH_REDIS_REST_TOKEN ?? "").trim()), String(vars?.ADMIN_TOKEN ?? "")));
     if (error instanceof OriginError && error.kind === "outside") {
-      // The client's doing, not the origin's failure; counted like any request, so it cannot flood the log.
-      log({ level: "warn", event: "path-above-origin", path: new URL(c.req.url).pathname, origin: error.origin });
+      // The client's doing, not the origin's failure: once per isolate, as ambiguous-path, since a
+      // route that counts nothing would let a client write one line per request.
+      const { warned, log: logged } = runtimes(c.env);
+      if (!warned.has("path-above-origin")) {
+        warned.add("path-above-origin");
+        logged({ level: "warn", event: "path-above-origin", path: new URL(c.req.url).pathname, origin: error.origin });
+      }
       return problemResponse(400, "The path climbs above the origin's path as an origin reads it.", accept);
     }
     if (error instanceof OriginError) {
