@@ -80,7 +80,7 @@ export function createApp(deps: AppDeps = {}): Hono<AppEnv> {
         error.kind === "none" || error.kind === "loop"
           ? "No origin is configured (ORIGIN_URL)."
           : error.kind === "interim"
-            ? "The origin answered with an interim response (1xx, such as 103 Early Hints) only."
+            ? "The origin sent only an interim (1xx) response."
             : "The origin could not be reached.",
         accept,
       );

@@ -62,17 +62,18 @@ export function createEventSink(options: {
     if (isAnalyticsDataset(dataset)) attempt(() => dataset.writeDataPoint(toDataPoint(event)));
     return pending;
   };
+  /** Delivers at once; an async `onEvent`'s promise goes to `defer`. */
+  const deliverNow = (event: DecisionEvent, dataset: unknown, defer: (work: Promise<unknown>) => void) => {
+    const pending = deliver(event, dataset);
+    if (pending) defer(pending);
+  };
   return (build, client, dataset, defer) => {
     if (options.onEvent === undefined && !isAnalyticsDataset(dataset)) return;
     const event = build();
-    const deliverNow = (ready: DecisionEvent) => {
-      const pending = deliver(ready, dataset);
-      if (pending) defer(pending);
-    };
-    if (options.client === "none" || client === undefined) return deliverNow(event);
-    if (options.client === "plain") return deliverNow({ ...event, client });
+    if (options.client === "none" || client === undefined) return deliverNow(event, dataset, defer);
+    if (options.client === "plain") return deliverNow({ ...event, client }, dataset, defer);
     const hashed = hashes.get(client);
-    if (hashed !== undefined) return deliverNow({ ...event, client: hashed });
+    if (hashed !== undefined) return deliverNow({ ...event, client: hashed }, dataset, defer);
     defer(
       hash(client).then(
         (digest) => {

@@ -20,16 +20,21 @@ import { TRAILING_DOTS } from "../routing/normalize.ts";
  * the body on, and forwarded, it makes `fetch` resolve to the origin's interim 100, which no
  * `Response` can carry (every upload curl sends over 1 MB was a 502).
  */
-const NOT_FORWARDED = /^(x-ratewall-|upstash-|host$|accept-encoding$|expect$)/i;
-/** Answer headers only ratewall writes (src/admin/admin-api.ts). */
-const OURS = /^x-ratewall-/;
+const NOT_FORWARDED = "x-ratewall-.*|upstash-.*|host|accept-encoding|expect";
 const TOKEN = /^[!#$%&'*+\-.0-9A-Z^_`a-z|~]+$/;
 /**
  * Never forwarded, in either direction: `hono/proxy`'s list, and `proxy-connection`, which RFC
  * 9110 §7.6.1 names among the fields an intermediary removes (older clients send it in place of
  * `Connection`). The one exception is a request's `Upgrade: websocket` ({@link dropHopByHop}).
  */
-const HOP_BY_HOP = /^(connection|keep-alive|proxy-authenticate|proxy-authorization|proxy-connection|te|trailer|transfer-encoding|upgrade)$/;
+const HOP_BY_HOP = "connection|keep-alive|proxy-authenticate|proxy-authorization|proxy-connection|te|trailer|transfer-encoding|upgrade";
+/** What a request loses on its way to the origin, in one pattern: one test per header name. */
+const REQUEST_DROPPED = new RegExp(`^(?:${HOP_BY_HOP}|${NOT_FORWARDED})$`);
+/**
+ * What an answer loses on its way to the client: also `x-ratewall-` headers, which only ratewall
+ * writes (an origin's `x-ratewall-admin` would pass its answer off as the admin API's).
+ */
+const ANSWER_DROPPED = new RegExp(`^(?:${HOP_BY_HOP}|x-ratewall-.*)$`);
 /**
  * Marks a request this isolate forwarded to the request's own URL (no origin set) on a local host
  * with the isolate's random id, so that one which comes back (`wrangler dev` without `ORIGIN_URL`:
@@ -70,9 +75,10 @@ export interface ForwardOptions {
  */
 export async function forwardToOrigin(request: Request, options: ForwardOptions): Promise<Response> {
   const url = urlParts(request.url);
+  const base = options.origin ? originBase(options.origin) : undefined;
   const target = targetUrl(url, options.origin);
-  const targetOrigin = options.origin ? originBase(options.origin).origin : url.origin;
-  if (options.origin && originBase(options.origin).pathname !== "/" && climbsAbove(url.pathAndQuery)) throw new OriginError("outside", targetOrigin);
+  const targetOrigin = base ? base.origin : url.origin;
+  if (base && base.pathname !== "/" && climbsAbove(url.pathAndQuery)) throw new OriginError("outside", targetOrigin);
   const mark = options.origin ? undefined : refuseSelf(request, url.host, targetOrigin);
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs);
@@ -106,10 +112,9 @@ export async function forwardToOrigin(request: Request, options: ForwardOptions)
     // WebSocket handshake's final answer, passed on with its socket.
     if (response.status < 200 && response.status !== 101) throw new OriginError("interim", targetOrigin);
     const answer = new Response(response.body, response);
-    answerHeaders(answer.headers);
-    if (options.origin) {
+    const namesUrl = answerHeaders(answer.headers);
+    if (base && namesUrl) {
       // Any answer may name the origin's own URL (a 201's Location, RFC 9110 §10.2.2; Content-Location, §8.7), not only a redirect.
-      const base = originBase(options.origin);
       publicLocation(answer.headers, "location", url, base);
       publicLocation(answer.headers, "content-location", url, base);
     }
@@ -222,6 +227,7 @@ function publicLocation(headers: Headers, name: "location" | "content-location",
  * with plain slashes (WHATWG URL, path state).
  */
 function climbsAbove(pathAndQuery: string): boolean {
+  if (!MAY_CLIMB.test(pathAndQuery)) return false;
   const query = pathAndQuery.indexOf("?");
   const path = query < 0 ? pathAndQuery : pathAndQuery.slice(0, query);
   if (!MAY_CLIMB.test(path)) return false;
@@ -246,7 +252,7 @@ function escapes(path: string): boolean {
 
 /** Edits a copy of the client's headers into the origin's; `url` is the request's own. */
 function forwardedHeaders(headers: Headers, url: UrlParts): void {
-  dropHopByHop(headers, NOT_FORWARDED, true);
+  dropHopByHop(headers, REQUEST_DROPPED, true);
   // The origin's own host comes from the target URL; keep the one the client asked for.
   headers.set("x-forwarded-host", url.host);
   headers.set("x-forwarded-proto", url.protocol);
@@ -258,25 +264,28 @@ function forwardedHeaders(headers: Headers, url: UrlParts): void {
  * latter under `brotli_content_encoding`, on by default since 2024-04-29) and keeps the header and
  * the encoded length, which then describe bytes the body no longer has; `hono/proxy`, which this
  * follows, drops both for that reason. Any other value (`deflate`, `gzip, gzip`, `GZIP`) it leaves
- * encoded, and then the header is the only way the client can decode it (RFC 9110 §8.4).
+ * encoded, and then the header is the only way the client can decode it (RFC 9110 §8.4). Returns
+ * whether the answer has a `Location` or `Content-Location`, which may name the origin.
  */
-function answerHeaders(headers: Headers): void {
-  // `x-ratewall-` answers are ours: an origin's `x-ratewall-admin` would pass its answer off as the admin API's.
-  dropHopByHop(headers, OURS);
+function answerHeaders(headers: Headers): boolean {
+  const namesUrl = dropHopByHop(headers, ANSWER_DROPPED);
   const encoding = headers.get("content-encoding");
   if (encoding === "gzip" || encoding === "br") {
     headers.delete("content-encoding");
     headers.delete("content-length");
   }
+  return namesUrl;
 }
 
 /**
- * Drops the hop-by-hop headers, every header that `Connection` names (RFC 9110 §7.6.1) and those
- * `also` matches, in one pass over the names present (a `delete` per absent name costs as much).
- * With `keepWebSocket`, an `Upgrade: websocket` stays: Workers proxy a WebSocket (RFC 6455 §4.1)
- * by forwarding that header, and the runtime makes the handshake with the origin itself.
+ * Drops the headers `dropped` matches (the hop-by-hop ones among them) and every header that
+ * `Connection` names (RFC 9110 §7.6.1), in one pass over the names present (a `delete` per absent
+ * name costs as much). With `keepWebSocket`, an `Upgrade: websocket` stays: Workers proxy a
+ * WebSocket (RFC 6455 §4.1) by forwarding that header, and the runtime makes the handshake with
+ * the origin itself. Returns whether a `Location` or `Content-Location` is among the names, seen
+ * in the same pass (each `get` is a call into the runtime).
  */
-function dropHopByHop(headers: Headers, also?: RegExp, keepWebSocket = false): void {
+function dropHopByHop(headers: Headers, dropped: RegExp, keepWebSocket = false): boolean {
   const connection = headers.get("connection");
   const listed = connection
     ? connection
@@ -285,11 +294,14 @@ function dropHopByHop(headers: Headers, also?: RegExp, keepWebSocket = false): v
         .filter((name) => TOKEN.test(name))
     : [];
   const drop: string[] = [];
+  let namesUrl = false;
   for (const name of headers.keys()) {
-    if (!(HOP_BY_HOP.test(name) || listed.includes(name) || also?.test(name))) continue;
+    if (name === "location" || name === "content-location") namesUrl = true;
+    if (!(dropped.test(name) || listed.includes(name))) continue;
     // Looked up only for a request that has the header at all.
     if (keepWebSocket && name === "upgrade" && headers.get(name)!.toLowerCase() === "websocket") continue;
     drop.push(name);
   }
   for (const name of drop) headers.delete(name);
+  return namesUrl;
 }
