@@ -51,7 +51,9 @@ const ORIGIN_FAILURE = {
 
 /**
  * The origin could not be reached, did not answer in time, or there is none (`kind: "none"`, or
- * `"loop"` when a forwarded request came back to the Worker).
+ * `"loop"` when a forwarded request came back to the Worker); or it sent only an interim answer
+ * (`"interim"`); or the request's path would climb above the origin's own (`"outside"`, the
+ * client's doing: answered 400, not 502).
  */
 export class OriginError extends Error {
   override readonly name = "OriginError";
