@@ -2,8 +2,9 @@
  * @module `npm start`: the whole stack on one machine. Starts `redis-server` (unless RATEWALL_REDIS_URL
  * names a Redis to use instead: not REDIS_URL, which the shell may hold for something else),
  * the Upstash REST shim on a free port with a random token, a demo origin (unless ORIGIN_URL) and
- * `wrangler dev` (on PORT, default 8787), wires them together, and on Ctrl-C, SIGTERM or SIGHUP stops every
- * child it started. Every Worker variable set in this environment (RATE_LIMIT, ROUTES, MODE, …) is
+ * `wrangler dev` (on PORT, default 8787), wires them together, and on Ctrl-C, SIGTERM or SIGHUP (a
+ * terminal's hangup, sent to the whole process group: npm does not pass on one sent to it alone),
+ * or when its redis-server or wrangler exits, stops every child it started. Every Worker variable set in this environment (RATE_LIMIT, ROUTES, MODE, …) is
  * passed on to the Worker. The admin API is always on: with ADMIN_TOKEN (at least 32 characters),
  * else with a random token printed once the Worker is ready, for `npm run admin`.
  */
@@ -17,7 +18,7 @@ import { maskCredentials } from "./upstash-shim/cli-options.ts";
 import { startShim } from "./upstash-shim/index.ts";
 import { localAdminToken } from "./local/admin-token.ts";
 import { startOrigin } from "./local/origin.ts";
-import { freePort, RedisServerMissingError, startRedisServer } from "./local/redis-server.ts";
+import { freePort, portIsFree, RedisServerMissingError, startRedisServer } from "./local/redis-server.ts";
 import { stackUrls } from "./local/stack-urls.ts";
 import { checkWorkerVars, misspeltWorkerVars, secretsEnvFile, workerVarArgs, workerVars, wranglerFileVars } from "./local/worker-vars.ts";
 
@@ -52,7 +53,12 @@ async function main() {
   try {
     // First: a port, a token or a variable the Worker would refuse must stop us before anything
     // starts (else it would say it is ready, then answer every request 500).
+    // npm start passes on what follows `--`; wrangler's flags would be ignored, so say so.
+    if (process.argv.length > 2)
+      throw new Error(`npm start takes no arguments, got ${JSON.stringify(process.argv.slice(2).join(" "))}: set PORT, RATE_LIMIT, … in the environment`);
     const port = workerPort();
+    // Taken, wrangler would say so only after everything else had started, and name its own --port.
+    if (!(await portIsFree(port))) throw new Error(`PORT: 127.0.0.1:${port} is in use (set PORT to a free port)`);
     const named = stackUrls(process.env);
     const admin = localAdminToken(process.env);
     const stackToken = randomBytes(16).toString("hex");
@@ -65,8 +71,17 @@ async function main() {
     };
     checkWorkerVars(workerVars(process.env, planned), wranglerFileVars(ROOT));
     for (const warning of misspeltWorkerVars(process.env)) console.error(`ratewall: warning: ${warning}`);
-    const redis = named.redisUrl ? undefined : await startRedisServer();
-    if (redis) stops.push(redis.stop);
+    // With a password: the shim's token would mean little if any local user could reach Redis itself.
+    const redis = named.redisUrl ? undefined : await startRedisServer({ password: randomBytes(16).toString("hex") });
+    if (redis) {
+      stops.push(redis.stop);
+      // Gone, it would leave the Worker forwarding every request unlimited: stop, as for wrangler.
+      void redis.exited.then((code) => {
+        if (stopping) return;
+        console.error(`ratewall: redis-server exited (code ${code}); stopping the stack`);
+        void stop(1);
+      });
+    }
     const redisUrl = named.redisUrl ?? redis!.url;
     const shim = await startShim({ redisUrl, token: stackToken, port: 0 });
     stops.push(shim.close);

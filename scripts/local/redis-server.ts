@@ -4,7 +4,7 @@
  * (a machine may have a shared one on 6379; README.md, "Quick start").
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +20,8 @@ export interface RedisServer {
   dir: string;
   /** Stops the server and removes its temporary directory. Safe to call twice. */
   stop(): Promise<void>;
+  /** Settles with the exit code (null for a signal) once the server exits, stopped or not. */
+  exited: Promise<number | null>;
 }
 
 /** Thrown when `redis-server` is not on PATH; the message says how to install it. */
@@ -42,19 +44,41 @@ export class RedisServerMissingError extends Error {
  *
  * `port` asks for a given port (a test that restarts Redis where a client expects it), or is a
  * function that picks one (asked again on each retry); by default a free one is picked. `args` are
- * passed on to `redis-server` after the defaults (e.g. `--cluster-enabled yes`).
+ * passed on to `redis-server` after the defaults (e.g. `--cluster-enabled yes`). With `password`,
+ * a client must AUTH (the URL carries it): other users of the machine can reach a loopback port.
+ * It is set in a config file in the server's own directory (0700), never on the command line,
+ * which `ps` shows everyone.
  */
-export async function startRedisServer(options: { port?: number | (() => Promise<number>); args?: string[] } = {}): Promise<RedisServer> {
+export async function startRedisServer(options: { port?: number | (() => Promise<number>); args?: string[]; password?: string } = {}): Promise<RedisServer> {
   const pick = typeof options.port === "function" ? options.port : () => Promise.resolve((options.port as number | undefined) ?? freePort());
   // Another process can take the port between our probe and redis's bind; try a few ports.
   for (let attempt = 1; ; attempt++) {
     const port = await pick();
     const dir = await mkdtemp(join(tmpdir(), "ratewall-redis-"));
+    // A config file, if any, must be redis-server's first argument.
+    const config = options.password === undefined ? [] : [join(dir, "redis.conf")];
+    if (options.password !== undefined) await writeFile(config[0]!, `requirepass ${options.password}\n`, { mode: 0o600 });
     const child = spawn(
       "redis-server",
-      ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", "--loglevel", "warning", ...(options.args ?? [])],
+      [
+        ...config,
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--dir",
+        dir,
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--loglevel",
+        "warning",
+        ...(options.args ?? []),
+      ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     try {
       await waitUntilListening(child, port);
     } catch (error) {
@@ -65,11 +89,12 @@ export async function startRedisServer(options: { port?: number | (() => Promise
     }
     let stopped: Promise<void> | undefined;
     return {
-      url: `redis://127.0.0.1:${port}`,
+      url: options.password === undefined ? `redis://127.0.0.1:${port}` : `redis://:${encodeURIComponent(options.password)}@127.0.0.1:${port}`,
       port,
       pid: child.pid!,
       dir,
       stop: () => (stopped ??= stopChild(child).then(() => rm(dir, { recursive: true, force: true }))),
+      exited,
     };
   }
 }
