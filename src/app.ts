@@ -15,7 +15,7 @@ import { consoleLogger, redact, unfailing } from "./middleware/rate-limit/log.ts
 import { adminApi } from "./admin/admin-api.ts";
 import type { RateLimitOptions, RateLimitState } from "./middleware/rate-limit/index.ts";
 import { rateLimitWith } from "./middleware/rate-limit/rate-limit.ts";
-import { createRuntimes } from "./middleware/rate-limit/runtime.ts";
+import { createRuntimes, logOnce } from "./middleware/rate-limit/runtime.ts";
 import { forwardToOrigin } from "./proxy/forward.ts";
 
 /** The Worker's Hono environment. */
@@ -65,11 +65,7 @@ export function createApp(deps: AppDeps = {}): Hono<AppEnv> {
     if (error instanceof OriginError && error.kind === "outside") {
       // The client's doing, not the origin's failure: once per isolate, as ambiguous-path, since a
       // route that counts nothing would let a client write one line per request.
-      const { warned, log: logged } = runtimes(c.env);
-      if (!warned.has("path-above-origin")) {
-        warned.add("path-above-origin");
-        logged({ level: "warn", event: "path-above-origin", path: new URL(c.req.url).pathname, origin: error.origin });
-      }
+      logOnce(runtimes(c.env), "path-above-origin", { level: "warn", event: "path-above-origin", path: new URL(c.req.url).pathname, origin: error.origin });
       return problemResponse(400, "The path climbs above the origin's path as an origin reads it.", accept);
     }
     if (error instanceof OriginError) {

@@ -21,8 +21,8 @@ import { identifyClients } from "../../keys/rule-sources.ts";
 import { listVerdict } from "../../lists/verdict.ts";
 import type { Decision } from "../../limiter/types.ts";
 import { AmbiguousPathError } from "../../routing/match.ts";
-import { describeFailure, failureLine, type LogEntry, recoveryLine } from "./log.ts";
-import { createRuntimes, RUNTIME_OPTIONS, type CompiledRoute, type Runtime, type RuntimeOptions, type Runtimes } from "./runtime.ts";
+import { describeFailure, failureLine, recoveryLine } from "./log.ts";
+import { createRuntimes, logOnce, RUNTIME_OPTIONS, type CompiledRoute, type Runtime, type RuntimeOptions, type Runtimes } from "./runtime.ts";
 
 /** What the middleware leaves in `c.var.rateLimit` for later handlers (the proxy reads `route`). */
 export interface RateLimitState {
@@ -304,13 +304,6 @@ function askApp(addressOf: ClientAddress, c: Context, runtime: Runtime, route: s
     return undefined;
   }
   return typeof address === "string" && address !== "" ? withoutPort(address.trim()) : undefined;
-}
-
-/** Logs `entry` the first time `kind` happens in the isolate: worth one line, not one per request. */
-function logOnce(runtime: Runtime, kind: string, entry: LogEntry): void {
-  if (runtime.warned.has(kind)) return;
-  runtime.warned.add(kind);
-  runtime.log(entry);
 }
 
 /** `read`, called on first use only. */

@@ -24,7 +24,7 @@ import { compileLevel, type ListLevel } from "../../lists/verdict.ts";
 import { compileRoutes } from "../../routing/match.ts";
 import { type CachedRouteMatcher, memoizeRoutes } from "../../routing/route-cache.ts";
 import { refuseMisspelt, settingsFor, type Vars } from "../../settings.ts";
-import { consoleLogger, type FailureLines, type Logger, redact, unfailing } from "./log.ts";
+import { consoleLogger, type FailureLines, type LogEntry, type Logger, redact, unfailing } from "./log.ts";
 
 /** The name events, logs and the admin API use for the route of requests no route matches. */
 export const DEFAULT_ROUTE_NAME = "default";
@@ -229,4 +229,16 @@ function readClock(clock: () => number): number {
   const value: unknown = clock();
   if (typeof value !== "number" || !Number.isFinite(value)) throw new TypeError(`clock: returned ${quote(value)}, expected ms since the epoch`);
   return Math.floor(value);
+}
+
+/**
+ * Logs `entry` the first time `kind` happens in the isolate: worth one line, not one per request.
+ *
+ * @example
+ * logOnce(runtime, "ambiguous-path", { level: "warn", event: "ambiguous-path", path, reason });
+ */
+export function logOnce(runtime: Runtime, kind: string, entry: LogEntry): void {
+  if (runtime.warned.has(kind)) return;
+  runtime.warned.add(kind);
+  runtime.log(entry);
 }
