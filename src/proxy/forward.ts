@@ -9,7 +9,7 @@
  * {@link OriginError} that `app.onError` turns into 502 or 504.
  */
 import { OriginError } from "../errors.ts";
-import { TRAILING_DOTS } from "../routing/normalize.ts";
+import { climbsAboveRoot, TRAILING_DOTS } from "../routing/normalize.ts";
 
 /**
  * Request headers that are ours, or Upstash's, and never the origin's business; two the origin
@@ -78,7 +78,7 @@ export async function forwardToOrigin(request: Request, options: ForwardOptions)
   const base = options.origin ? originBase(options.origin) : undefined;
   const target = targetUrl(url, options.origin);
   const targetOrigin = base ? base.origin : url.origin;
-  if (base && base.pathname !== "/" && climbsAbove(url.pathAndQuery)) throw new OriginError("outside", targetOrigin);
+  if (base && base.pathname !== "/" && climbsAboveRoot(url.pathAndQuery)) throw new OriginError("outside", targetOrigin);
   const mark = options.origin ? undefined : refuseSelf(request, url.host, targetOrigin);
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs);
@@ -216,38 +216,6 @@ function publicLocation(headers: Headers, name: "location" | "content-location",
   const path = `${resolved.pathname.slice(prefix.length) || "/"}${resolved.search}${resolved.hash}`;
   // An absolute-path or scheme-relative reference stays relative: the client resolves it against its own URL.
   headers.set(name, location.startsWith("/") ? path : `${url.origin}${path}`);
-}
-
-/**
- * Whether a path would climb above its first segment as an origin may read it: with its encoded
- * slashes decoded (`%2F`, and `%5C`, a separator to Windows servers) and dots too, and with each
- * segment's `;` parameters dropped, as Tomcat, Jetty and Spring do (before decoding or after).
- * Under an origin's path `/base`, `/..%2Fadmin` and `/..;/admin` are `/base/../admin`: outside the
- * part of the origin ORIGIN_URL names. The runtime has already resolved every dot segment written
- * with plain slashes (WHATWG URL, path state).
- */
-function climbsAbove(pathAndQuery: string): boolean {
-  if (!MAY_CLIMB.test(pathAndQuery)) return false;
-  const query = pathAndQuery.indexOf("?");
-  const path = query < 0 ? pathAndQuery : pathAndQuery.slice(0, query);
-  if (!MAY_CLIMB.test(path)) return false;
-  return escapes(decoded(withoutParameters(path))) || escapes(withoutParameters(decoded(path)));
-}
-
-/** A path some origin could read as climbing: one with an encoded separator or a `;`. */
-const MAY_CLIMB = /;|%2f|%5c/i;
-const decoded = (path: string) => path.replace(/%2f|%5c/gi, "/").replace(/%2e/gi, ".");
-const withoutParameters = (path: string) => path.replace(/;[^/]*/g, "");
-
-/** Whether the `..` segments of `path` outnumber, at some point, the segments before them. */
-function escapes(path: string): boolean {
-  let depth = 0;
-  for (const segment of path.split("/")) {
-    if (segment === "..") {
-      if (--depth < 0) return true;
-    } else if (segment !== "" && segment !== ".") depth++;
-  }
-  return false;
 }
 
 /** Edits a copy of the client's headers into the origin's; `url` is the request's own. */

@@ -45,6 +45,43 @@ export interface MatchTarget {
 /** A segment's `;parameters` (RFC 2396 §3.3), up to the next `/`. */
 const SEGMENT_PARAMETERS = /;[^/]*/g;
 
+/**
+ * Whether a path (with its query, as a request's URL gives it) would climb above its first
+ * segment as some origin reads it: with its encoded slashes decoded (`%2F`, and `%5C`, a separator
+ * to Windows servers) and dots too, and with each segment's `;` parameters dropped, as Tomcat,
+ * Jetty and Spring do (before decoding or after). Under an origin's path `/base` (src/proxy), `/..%2Fadmin` and
+ * `/..;/admin` are `/base/../admin`. The runtime has already resolved every dot segment written
+ * with plain slashes (WHATWG URL, path state), so only these can climb.
+ *
+ * @example
+ * climbsAboveRoot("/..;/admin?x=1"); // → true
+ * climbsAboveRoot("/a/..%2Fb"); // → false: it is /b
+ */
+export function climbsAboveRoot(pathAndQuery: string): boolean {
+  if (!MAY_CLIMB.test(pathAndQuery)) return false;
+  const query = pathAndQuery.indexOf("?");
+  const path = query < 0 ? pathAndQuery : pathAndQuery.slice(0, query);
+  if (!MAY_CLIMB.test(path)) return false;
+  const withoutParameters = (text: string) => text.replace(SEGMENT_PARAMETERS, "");
+  return escapes(separatorsDecoded(withoutParameters(path))) || escapes(withoutParameters(separatorsDecoded(path)));
+}
+
+/** A path some origin could read as climbing: one with an encoded separator or a `;`. */
+const MAY_CLIMB = /;|%2f|%5c/i;
+/** Only what can make a dot segment decoded: slashes, backslashes (as separators) and dots. */
+const separatorsDecoded = (path: string) => path.replace(/%2f|%5c/gi, "/").replace(/%2e/gi, ".");
+
+/** Whether the `..` segments of `path` outnumber, at some point, the segments before them. */
+function escapes(path: string): boolean {
+  let depth = 0;
+  for (const segment of path.split("/")) {
+    if (segment === "..") {
+      if (--depth < 0) return true;
+    } else if (segment !== "" && segment !== ".") depth++;
+  }
+  return false;
+}
+
 /** A path ending in a `.` or `..` segment. */
 const DOT_END = /\/\.\.?$/;
 /** A `.` or `..` segment in a decoded path. */
