@@ -1,6 +1,6 @@
 /**
- * @module Everything the middleware builds once per settings (design: "everything that can be
- * done once per isolate is done once"): the route matcher; per route one limiter, one
+ * @module Everything the middleware builds once per settings, so that no request pays for it
+ * again: the route matcher; per route one limiter, one
  * `RateLimit-Policy` string and the client-identification options; the block cache, the Redis
  * runner, the logger and the event sink. {@link createRuntimes} keeps one runtime per settings, so
  * the middleware and the admin API (src/admin) share one block cache.
