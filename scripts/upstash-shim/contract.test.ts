@@ -96,6 +96,20 @@ describe("@upstash/redis through the shim: scripts", () => {
     expect(await redis.evalsha(sha1(text), [], [])).toBe(id);
   });
 
+  it("Should refuse a read-only call of a script whose only flag is allow-key-locking, as Redis 7 refuses a script that may write", async () => {
+    const text = `#!lua flags=allow-key-locking\nreturn '${randomUUID()}'`;
+    const refusal = "ERR Can not execute a script with write flag using *_ro command.";
+    await expect(redis.evalRo(text, [], [])).rejects.toThrow(refusal);
+    await expect(redis.evalRo(`#!lua flags=no-writes,allow-key-locking\nreturn 'read'`, [], [])).resolves.toBe("read");
+  });
+
+  it.each([
+    ["a shebang without a newline", "#!lua flags=allow-key-locking", "ERR Invalid script shebang"],
+    ["an engine other than Lua", "#!python flags=allow-key-locking\nreturn 1", "ERR Unexpected engine in script shebang: #!python"],
+  ])("Should refuse %s as Redis does, with its flag taken out", async (_, text, error) => {
+    await expect(redis.eval(text, [], [])).rejects.toThrow(error);
+  });
+
   it("Should name the digest of the script the client sent in a shebang script's error, by EVAL and by EVALSHA", async () => {
     const text = `#!lua flags=allow-key-locking\nreturn redis.call('GET', KEYS[1]).x -- ${randomUUID()}`;
     await expect(redis.eval(text, [key("e")], [])).rejects.toThrow(`script: ${sha1(text)},`);

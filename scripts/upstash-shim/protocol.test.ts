@@ -122,8 +122,8 @@ describe("refused commands (docs/shim.md §13)", () => {
 });
 
 describe("the allow-key-locking shebang (docs/shim.md §9.4)", () => {
-  it("Should drop the shebang line when the Upstash flag was the only one, keeping the line count", () => {
-    expect(stripUpstashFlags("#!lua flags=allow-key-locking\nreturn 1")).toBe("\nreturn 1");
+  it("Should keep a bare shebang when the Upstash flag was the only one", () => {
+    expect(stripUpstashFlags("#!lua flags=allow-key-locking\nreturn 1")).toBe("#!lua\nreturn 1");
   });
 
   it("Should keep the other flags", () => {
@@ -144,16 +144,16 @@ describe("the allow-key-locking shebang (docs/shim.md §9.4)", () => {
     const original = "#!lua flags=allow-key-locking\nreturn 1";
     expect(scripts.plan({ name: "EVALSHA", args: [sha1(original), "0"] }).command.args[0]).toBe(sha1(original));
     scripts.plan({ name: "EVAL", args: [original, "0"] });
-    expect(scripts.plan({ name: "EVALSHA", args: [sha1(original), "0"] }).command.args[0]).toBe(sha1("\nreturn 1"));
-    expect(scripts.plan({ name: "SCRIPT", args: ["EXISTS", sha1(original)] }).command.args).toEqual(["EXISTS", sha1("\nreturn 1")]);
+    expect(scripts.plan({ name: "EVALSHA", args: [sha1(original), "0"] }).command.args[0]).toBe(sha1("#!lua\nreturn 1"));
+    expect(scripts.plan({ name: "SCRIPT", args: ["EXISTS", sha1(original)] }).command.args).toEqual(["EXISTS", sha1("#!lua\nreturn 1")]);
   });
 
   it("Should answer SCRIPT LOAD with the digest of the original text, and forget everything on SCRIPT FLUSH", () => {
     const scripts = new ScriptRegistry();
     const original = "#!lua flags=allow-key-locking\nreturn 2";
     const load = scripts.plan({ name: "SCRIPT", args: ["load", original] });
-    expect(load.command.args).toEqual(["LOAD", "\nreturn 2"]);
-    expect(load.after?.(b(sha1("\nreturn 2")))).toEqual(b(sha1(original)));
+    expect(load.command.args).toEqual(["LOAD", "#!lua\nreturn 2"]);
+    expect(load.after?.(b(sha1("#!lua\nreturn 2")))).toEqual(b(sha1(original)));
     scripts.plan({ name: "SCRIPT", args: ["FLUSH"] }).after?.(b("OK"));
     expect(scripts.plan({ name: "EVALSHA", args: [sha1(original), "0"] }).command.args[0]).toBe(sha1(original));
   });

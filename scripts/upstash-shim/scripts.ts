@@ -27,13 +27,15 @@ export function sha1(text: Arg): string {
 
 /**
  * Returns the script without the Upstash-only flag, or `undefined` when there is nothing to change.
- * Other flags stay, unless `shebangs` is false (Redis < 7 knows no shebang at all). When no flag is
- * left, the shebang line is dropped but its newline is kept, so that line numbers in Redis's error
- * messages still match the original.
+ * The shebang stays, with its other flags: a bare `#!lua` still tells Redis 7 the script may write
+ * (refused by EVAL_RO, or when Redis is out of memory) where a script without one is let through,
+ * and Redis still judges the engine and the line's end itself. Redis < 7 knows no shebang at all
+ * (`shebangs` false): there the line is dropped but its newline kept, so that line numbers in
+ * Redis's error messages still match the original.
  *
  * @example
  * stripUpstashFlags("#!lua flags=allow-key-locking,no-writes\nreturn 1"); // → "#!lua flags=no-writes\nreturn 1"
- * stripUpstashFlags("#!lua flags=allow-key-locking\nreturn 1");           // → "\nreturn 1"
+ * stripUpstashFlags("#!lua flags=allow-key-locking\nreturn 1");           // → "#!lua\nreturn 1"
  */
 export function stripUpstashFlags(script: string, shebangs = true): string | undefined {
   if (!script.startsWith("#!")) return undefined;
@@ -51,7 +53,7 @@ export function stripUpstashFlags(script: string, shebangs = true): string | und
     return others.length > 0 ? [`flags=${others.join(",")}`] : [];
   });
   if (!changed) return undefined;
-  return kept.length === 0 || !shebangs ? rest : `${[engine, ...kept].join(" ")}${rest}`;
+  return shebangs ? `${[engine, ...kept].join(" ")}${rest}` : rest;
 }
 
 /** Puts the client's digest back where Redis named the rewritten script's, as Upstash names the client's. */
@@ -67,7 +69,7 @@ function naming(ran: string, sent: string): (error: Error) => Error {
  * @example
  * const scripts = new ScriptRegistry();
  * const plan = scripts.plan({ name: "EVAL", args: ["#!lua flags=allow-key-locking\nreturn 1", "0"] });
- * // plan.command.args[0] === "\nreturn 1"; a later EVALSHA of sha1(original) is sent as sha1("\nreturn 1")
+ * // plan.command.args[0] === "#!lua\nreturn 1"; a later EVALSHA of sha1(original) is sent as sha1("#!lua\nreturn 1")
  */
 export class ScriptRegistry {
   readonly #rewrittenSha = new Map<string, string>();
