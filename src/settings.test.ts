@@ -90,8 +90,17 @@ describe("readSettings", () => {
     expect(() => readSettings({ ...base, ROUTES: routes(1) })).toThrow("ROUTES[0].rules[0].buckets: invalid value 1 (expected an integer from 2 to 100)");
   });
 
+  it("Should take a count in a rule's text from 1 to 1,000,000,000, as in its object form", () => {
+    expect(readSettings({ ...base, RATE_LIMIT: "1000000000/1s" }).defaultRoute.rules[0]).toMatchObject({ limit: 1_000_000_000 });
+    expect(() => readSettings({ ...base, RATE_LIMIT: "1000000001/1s" })).toThrow(
+      'RATE_LIMIT: invalid count "1000000001" (expected an integer from 1 to 1000000000)',
+    );
+  });
+
   it("Should refuse a rule whose limit × window the scripts cannot count exactly, naming the path, the value and the most it allows", () => {
     expect(readSettings({ ...base, RATE_LIMIT: "434374/30d" }).defaultRoute.rules[0]).toMatchObject({ limit: 434_374 });
+    // Exactly 2^50 is still exact.
+    expect(readSettings({ ...base, RATE_LIMIT: "536870912/2097152ms" }).defaultRoute.rules[0]).toMatchObject({ limit: 2 ** 29, windowMs: 2 ** 21 });
     expect(() => readSettings({ ...base, RATE_LIMIT: "434375/30d" })).toThrow("at most 434374 per 30d");
     expect(() => readSettings({ ...base, RATE_LIMIT: "1000000/30d" })).toThrow(
       'RATE_LIMIT: invalid rule "1000000/30d" (limit × window must stay within 2^50 ms: at most 434374 per 30d)',
@@ -131,6 +140,8 @@ describe("readSettings", () => {
     });
     expect(narrower.routes.map((r) => r.scope)).toEqual(["all", "posts", "rest"]);
     expect(readSettings({ ...base, ROUTES: [route("*/login", "posts", ["POST"]), route("*/login", "others")] }).routes).toHaveLength(2);
+    // The second still takes the POSTs the first leaves it.
+    expect(readSettings({ ...base, ROUTES: [route("*/login", "reads", ["GET"]), route("*/login", "writes", ["GET", "POST"])] }).routes).toHaveLength(2);
   });
 
   it("Should refuse a route name outside the rule names' alphabet, since names end up in Redis keys", () => {

@@ -19,6 +19,13 @@ describe("parseList", () => {
     expect(parseList(entries, deny)).toEqual(expected);
   });
 
+  it("Should read every AS number from 1 to 4294967295 (32 bits, RFC 6793)", () => {
+    expect(parseList(["asn:1", "asn:4294967295"], deny)).toEqual([
+      { kind: "asn", asn: 1 },
+      { kind: "asn", asn: 4_294_967_295 },
+    ]);
+  });
+
   it("Should read a bare IPv6 address as a /128 and an empty list as empty", () => {
     expect(parseList(["ip:2001:db8::1"], deny)).toEqual([{ kind: "ipv6", network: (0x20010db8n << 96n) | 1n, prefix: 128 }]);
     expect(parseList("[]", deny)).toEqual([]);

@@ -82,6 +82,8 @@ describe("identify", () => {
   it("Should fall back to the address when the key is missing or longer than the cap", async () => {
     const ip = { "cf-connecting-ip": "203.0.113.7" };
     expect(await identify(new Headers(ip), byKey)).toEqual({ client: "203.0.113.7", warning: "missing-key" });
+    const longest = "k".repeat(MAX_KEY_LENGTH);
+    expect(await identify(new Headers({ ...ip, "x-api-key": longest }), byKey)).toEqual({ client: `key:${await sha256Hex(longest)}` });
     const long = "k".repeat(MAX_KEY_LENGTH + 1);
     expect(await identify(new Headers({ ...ip, "x-api-key": long }), byKey)).toEqual({ client: "203.0.113.7", warning: "key-too-long" });
   });

@@ -89,11 +89,19 @@ describe("compileRoutes precedence", () => {
 
   it("Should prefer an exact path over a prefix of the same length, and otherwise keep declaration order", () => {
     expect(pick(["example.com/login*", "example.com/login"], "https://example.com/login")).toBe("example.com/login");
+    // Exact beats prefix before a scheme counts: a scheme only breaks a tie between equals.
+    for (const patterns of [
+      ["https://example.com/api/*", "example.com/api"],
+      ["example.com/api", "https://example.com/api/*"],
+    ]) {
+      expect(pick(patterns, "https://example.com/api/")).toBe("example.com/api");
+    }
     expect(pick(["*example.com/*", "*example.com/*"], "https://example.com/")).toBe("*example.com/*");
   });
 
   it("Should match *.example.com on subdomains only, and *example.com on the apex too", () => {
     expect(pick(["*.example.com/*"], "https://example.com/")).toBeUndefined();
+    expect(pick(["*.example.com/*"], "https://www.example.com.evil.test/")).toBeUndefined();
     expect(pick(["*example.com/*"], "https://example.com/")).toBe("*example.com/*");
     expect(pick(["*/*"], "https://anything.test/x")).toBe("*/*");
   });
@@ -125,7 +133,9 @@ describe("normalizeForMatch", () => {
     ]) {
       expect(pick(["example.com/*", pattern!], url!)).toBe(pattern);
     }
-    expect(pick(["example.com/*", "example.com/login"], "https://example.com/login/x")).toBe("example.com/*");
+    for (const other of ["https://example.com/login/x", "https://example.com/login/x/", "https://example.com/loginx/"]) {
+      expect(pick(["example.com/*", "example.com/login"], other), other).toBe("example.com/*");
+    }
     // An exact path stands for its trailing-slash form too, so it still beats a prefix of that length.
     for (const exact of ["example.com/api/", "example.com/api"]) {
       expect(pick(["example.com/api/*", exact], "https://example.com/api/")).toBe(exact);
