@@ -59,6 +59,11 @@ describe("mergeHeaders", () => {
     expect(mergeHeaders(new Headers({ "x-ratelimit-limit": "10" }), legacy("2"))).toEqual(legacy("2"));
   });
 
+  it("Should keep the answer's own Retry-After, which holds one value, rather than list ours after it", () => {
+    expect(mergeHeaders(new Headers({ "retry-after": "30" }), [["Retry-After", "5"]])).toEqual([]);
+    expect(mergeHeaders(new Headers(), [["Retry-After", "5"]])).toEqual([["Retry-After", "5"]]);
+  });
+
   it("Should take an empty RateLimit of the answer for none, so that the list does not open with a comma", () => {
     expect(mergeHeaders(new Headers({ ratelimit: " " }), [["RateLimit", '"default";r=1;t=10']])).toEqual([["RateLimit", '"default";r=1;t=10']]);
   });

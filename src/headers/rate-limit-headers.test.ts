@@ -40,6 +40,11 @@ describe("rateLimitHeaders", () => {
     ]);
   });
 
+  it("Should send t=0, never a negative t, for a window that has already reset", () => {
+    const stale: Decision = { ...allowed, rule: "10-per-1s", rules: [{ rule: "10-per-1s", limit: 10, remaining: 9, resetAt: now - 2_500, windowMs: 1000 }] };
+    expect(rateLimitHeaders(stale, policy, now, "draft")).toContainEqual(["RateLimit", '"10-per-1s";r=9;t=0']);
+  });
+
   it("Should send the legacy fields for the deciding rule, with the reset in Unix seconds", () => {
     expect(rateLimitHeaders(allowed, policy, now, "legacy")).toEqual([
       ["X-RateLimit-Limit", "50"],

@@ -26,6 +26,10 @@ describe("parseReply", () => {
     });
   });
 
+  it("Should name the first of the rules with the fewest remaining on a tie", () => {
+    expect(parseReply([1, 1, 0, 1, 3, now + 1_000, 0, 1, 3, now + 170_000, 0], plan, now)).toMatchObject({ allowed: true, rule: "second" });
+  });
+
   it("Should name the refusing rule that lets a retry through last, and retry after it", () => {
     const decision = parseReply([0, 1, 0, 0, 0, now + 400, 400, 0, 0, now + 180_000, 2_500], plan, now);
     expect(decision).toMatchObject({ allowed: false, rule: "hour", retryAt: now + 2_500, retryAfter: 3 });
@@ -37,7 +41,8 @@ describe("parseReply", () => {
     expect(decision.refusedClients).toEqual([{ client: "a", rule: "hour", retryAt: now + 2_500 }]);
   });
 
-  it("Should say at least 1 s for retryAfter, even for a retry due in 0 ms", () => {
+  it("Should round retryAfter up to whole seconds, so a client that honours it is not refused again, and say at least 1 s", () => {
+    expect(parseReply([0, 1, 0, 0, 0, now + 1_400, 1_400], single, now)).toMatchObject({ retryAfter: 2, retryAt: now + 1_400 });
     expect(parseReply([0, 1, 0, 0, 0, now, 0], single, now)).toMatchObject({ retryAfter: 1, retryAt: now });
   });
 

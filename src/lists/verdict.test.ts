@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseList } from "../config/lists.ts";
-import { compileLevel, listVerdict } from "./verdict.ts";
+import { parseIp } from "../keys/ip.ts";
+import { compileLevel, listVerdict, networkVerdict } from "./verdict.ts";
 
 const level = (allow: string[], deny: string[]) =>
   compileLevel({ allow: parseList(allow, { source: "ALLOW", path: "" }), deny: parseList(deny, { source: "DENY", path: "" }) });
@@ -29,5 +30,23 @@ describe("listVerdict", () => {
     const lists = [level(["ip:0.0.0.0/0"], ["asn:64496"])];
     expect(listVerdict(lists, { ip: "garbage" })).toBeUndefined();
     expect(listVerdict(lists, { asn: 64496 })).toBe("deny");
+  });
+});
+
+describe("networkVerdict", () => {
+  const network = parseIp("2001:db8:0:1::")!;
+
+  it("Should give the verdict of an entry that holds the whole network, the network itself included", () => {
+    expect(networkVerdict([level([], ["ip:2001:db8:0:1::/64"])], network, 64)).toBe("deny");
+    expect(networkVerdict([level(["ip:2001:db8::/48"], [])], network, 64)).toBe("allow");
+  });
+
+  it("Should deny a network that a deny holds whole, even where an allow inside it names some of its addresses", () => {
+    expect(networkVerdict([level(["ip:2001:db8:0:1::/80"], ["ip:2001:db8::/48"])], network, 64)).toBe("deny");
+  });
+
+  it("Should give no verdict when an entry decides for only some of the network's addresses", () => {
+    expect(networkVerdict([level(["ip:2001:db8:0:1::/80"], [])], network, 64)).toBeUndefined();
+    expect(networkVerdict([level([], [])], network, 64)).toBeUndefined();
   });
 });
