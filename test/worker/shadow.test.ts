@@ -28,6 +28,15 @@ describe("shadow mode, end to end", () => {
     expect((await t.get("/other", ip)).status).toBe(429);
   });
 
+  it("Should refuse a client a static DENY entry names on a route in shadow, without asking Redis", async () => {
+    const ip = uniqueIpv4();
+    const t = testApp({ RATE_LIMIT: "100/1m", MODE: "shadow", DENY: JSON.stringify([`ip:${ip}`]) });
+    const calls = t.counter.redisCalls;
+    expect((await t.get("/x", ip)).status).toBe(403);
+    expect(t.counter.redisCalls).toBe(calls);
+    expect((await t.get("/x", uniqueIpv4())).status).toBe(200);
+  });
+
   it("Should still refuse a client an operator denied, as a static DENY entry is refused, on a route in shadow", async () => {
     const ADMIN_TOKEN = "adm1n-t0ken-for-the-shadow-deny-test-0123456789";
     const t = testApp({ RATE_LIMIT: "100/1m", ADMIN_TOKEN, ROUTES: [{ pattern: "*/beta/*", rules: "100/1m", mode: "shadow" }] });

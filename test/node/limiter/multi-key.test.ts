@@ -97,6 +97,17 @@ describe("list entries on a route whose rules count different clients", () => {
     await list("10.0.0.8", "deny", 90_000);
     expect(await decide("10.0.0.8", "key:x")).toMatchObject({ reason: "deny-list", retryAfter: 90 });
     expect(await decide("10.0.0.9", "key:y")).toMatchObject({ allowed: true, reason: "allow-list" });
+    // The same, whichever client's entry is read first: a denied address with an allowed key.
+    await list("10.0.0.7", "deny", 45_000);
+    await list("key:ok", "allow");
+    expect(await decide("10.0.0.7", "key:ok")).toMatchObject({ allowed: false, reason: "deny-list", retryAfter: 45 });
+    // The longer denial counts when it is read last too, and one that never expires announces no time.
+    await list("10.0.0.6", "deny", 20_000);
+    expect(await decide("10.0.0.6", "key:x")).toMatchObject({ reason: "deny-list", retryAfter: 30 });
+    await list("key:forever", "deny");
+    const forever = await decide("10.0.0.6", "key:forever");
+    expect(forever).toMatchObject({ allowed: false, reason: "deny-list" });
+    expect(forever.retryAfter).toBeUndefined();
   });
 
   it("Should write the client's own entry, the route's copy and the index, record the route, and remove all but the record", async () => {
