@@ -26,6 +26,7 @@ describe("forwardToOrigin", () => {
         "upstash-encoding": "base64",
         expect: "100-continue",
         authorization: "Bearer client",
+        "proxy-authorization": "Basic cHJveHk6c2VjcmV0",
       },
     });
     const res = await forwardToOrigin(request, { origin: "http://origin.test:8080", timeoutMs: 1000, fetch });

@@ -67,11 +67,17 @@ describe("createRedisRunner (workerd)", () => {
     });
   });
 
-  it("Should throw an http error for a 5xx, and for a 200 without a result", async () => {
+  it("Should throw an http error for a 5xx, for any other non-2xx even with a result (a proxy's page), and for a 200 without a result", async () => {
     await expect(createRedisRunner({ ...options, fetch: fakeFetch(502, { error: "bad gateway" }) }).eval("return 1", [], [])).rejects.toMatchObject({
       kind: "http",
       status: 502,
     });
+    for (const status of [302, 403]) {
+      await expect(createRedisRunner({ ...options, fetch: fakeFetch(status, { result: 1 }) }).eval("return 1", [], [])).rejects.toMatchObject({
+        kind: "http",
+        status,
+      });
+    }
     await expect(createRedisRunner({ ...options, fetch: fakeFetch(200, { nope: 1 }) }).eval("return 1", [], [])).rejects.toMatchObject({
       kind: "http",
       status: 200,

@@ -615,11 +615,17 @@ describe("the admin API: dynamic lists", () => {
     expect(await (await t.admin("tier?client=192.0.2.44&tier=pro", { method: "POST" })).json()).toMatchObject({ routes: ["api"], fallbackRoutes: [] });
   });
 
-  it("Should answer 400 for a ttl that is not whole seconds", async () => {
+  it("Should answer 400 for a ttl that is not whole seconds from 1 s to 366 days, and store nothing", async () => {
     const t = adminApp();
-    const res = await t.admin("deny?client=192.0.2.8&ttl=1.5", { method: "POST" });
-    expect(res.status).toBe(400);
-    expect(((await res.json()) as { detail: string }).detail).toContain('Invalid ttl "1.5"');
+    for (const ttl of ["1.5", "0", "31622401"]) {
+      const res = await t.admin(`deny?client=192.0.2.8&ttl=${ttl}`, { method: "POST" });
+      expect(res.status, ttl).toBe(400);
+      expect(((await res.json()) as { detail: string }).detail).toBe(
+        `Invalid ttl "${ttl}": expected whole seconds from 1 to 31622400, or no ttl for an entry until removed.`,
+      );
+    }
+    expect((await t.get("/", "192.0.2.8")).status).toBe(200);
+    expect((await t.admin("deny?client=192.0.2.8&ttl=31622400", { method: "POST" })).status).toBe(200);
   });
 });
 

@@ -88,3 +88,20 @@ describe("the Upstash token", () => {
     expect(printed.join("\n")).not.toContain(TOKEN);
   });
 });
+
+describe("the admin token", () => {
+  it("Should stay out of the logs when an origin's failure or an event callback's error quotes it, as the Upstash token does", async () => {
+    const ADMIN_TOKEN = "adm1n-t0ken-that-must-never-be-logged-0123456789";
+    const leaky = (async () => {
+      throw new TypeError(`connect failed: Bearer ${ADMIN_TOKEN}`);
+    }) as typeof fetch;
+    const onEvent = () => {
+      throw new Error(`sink refused Bearer ${ADMIN_TOKEN}`);
+    };
+    const res = await testApp({ ADMIN_TOKEN }, { log: undefined, originFetch: leaky, onEvent }).get("/", uniqueIpv4());
+    expect(res.status).toBe(502);
+    expect(printed.join("\n")).toContain("origin-failure");
+    expect(printed.join("\n")).toContain("analytics-failure");
+    expect(printed.join("\n")).not.toContain(ADMIN_TOKEN);
+  });
+});
