@@ -140,6 +140,13 @@ describe("the shim's own HTTP reader", () => {
     ]);
   });
 
+  it("Should take a body of exactly the limit and refuse one byte more", async () => {
+    const sized = (bytes: number) => JSON.stringify(["ECHO", "x".repeat(bytes - 11)]);
+    expect(sized(1024)).toHaveLength(1024);
+    const text = await exchange(post("/", sized(1024)) + post("/", sized(1025)) + post("/", '["ECHO","ok"]', CLOSE));
+    expect(answers(text).map(({ status }) => status)).toEqual([200, 413, 200]);
+  });
+
   it("Should answer every request of a client that finished sending before the answers came, then close", async () => {
     const text = await talk([post("/", '["ECHO","1"]') + post("/", '["ECHO","2"]')], true);
     expect(answers(text)).toEqual([

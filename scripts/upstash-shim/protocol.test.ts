@@ -56,6 +56,7 @@ describe("RESP2 replies as JSON (docs/shim.md §4.1, §5, §15)", () => {
     ["a bulk string", b("v"), '{"result":"v"}', '{"result":"dg=="}'],
     ["nil", null, '{"result":null}', '{"result":null}'],
     ["an integer", integer("1"), '{"result":1}', '{"result":1}'],
+    ["a negative integer (TTL of a missing key)", integer("-2"), '{"result":-2}', '{"result":-2}'],
     ["an integer beyond 2^53, with Redis's exact digits", integer("9007199254740993"), '{"result":9007199254740993}', '{"result":9007199254740993}'],
     ["HGETALL's flat array", [b("f"), b("1")], '{"result":["f","1"]}', '{"result":["Zg==","MQ=="]}'],
     ["a score as a string", [b("m"), b("1.5")], '{"result":["m","1.5"]}', '{"result":["bQ==","MS41"]}'],
@@ -99,7 +100,7 @@ describe("RESP2 replies as JSON (docs/shim.md §4.1, §5, §15)", () => {
 });
 
 describe("refused commands (docs/shim.md §13)", () => {
-  it.each(["SELECT", "AUTH", "HELLO", "CLIENT", "MULTI", "EXEC", "WATCH", "SUBSCRIBE", "BLPOP", "CONFIG", "SHUTDOWN"])(
+  it.each(["SELECT", "AUTH", "HELLO", "CLIENT", "MULTI", "EXEC", "WATCH", "SUBSCRIBE", "BLPOP", "CONFIG", "SHUTDOWN", "WAIT", "MOVE"])(
     "Should refuse %s in Upstash's words",
     (name) => expect(refusal({ name, args: [] })).toBe(`ERR Command is not available: '${name}'`),
   );
@@ -118,6 +119,17 @@ describe("refused commands (docs/shim.md §13)", () => {
       "ERR Command is not available: 'XREADGROUP'",
     );
     expect(refusal({ name: "EVALSHA", args: [] })).toBeUndefined();
+  });
+
+  it("Should refuse SCRIPT DEBUG, which turns the shared connection into the Lua debugger, and let SCRIPT LOAD through", () => {
+    expect(refusal({ name: "SCRIPT", args: ["debug", "yes"] })).toBe("ERR Command is not available: 'SCRIPT'");
+    expect(refusal({ name: "SCRIPT", args: ["LOAD", "return 1"] })).toBeUndefined();
+  });
+
+  it("Should refuse COPY into another database, and not a COPY whose key is named db", () => {
+    expect(refusal({ name: "COPY", args: ["a", "b", "DB", "1"] })).toBe("ERR Command is not available: 'COPY'");
+    expect(refusal({ name: "COPY", args: ["a", "b", "REPLACE", "db", "1"] })).toBe("ERR Command is not available: 'COPY'");
+    expect(refusal({ name: "COPY", args: ["a", "db"] })).toBeUndefined();
   });
 });
 

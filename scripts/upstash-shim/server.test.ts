@@ -258,6 +258,22 @@ describe("requests the shim refuses", () => {
       } as RequestInit);
       expect(chunked.status).toBe(413);
       expect((await fetch(`${small.url}/`, { method: "POST", body: '["PING"]', headers: H })).status).toBe(200);
+      // Chunked (read by node:http), exactly at the limit and one byte over it.
+      const streamed = (text: string) =>
+        fetch(`${small.url}/`, {
+          method: "POST",
+          headers: H,
+          body: new ReadableStream({
+            start: (c) => {
+              c.enqueue(new TextEncoder().encode(text));
+              c.close();
+            },
+          }),
+          duplex: "half",
+        } as RequestInit);
+      const sized = (bytes: number) => JSON.stringify(["ECHO", "x".repeat(bytes - 11)]);
+      expect((await streamed(sized(64))).status).toBe(200);
+      expect((await streamed(sized(65))).status).toBe(413);
     } finally {
       await small.close();
     }
@@ -366,6 +382,21 @@ describe("Pub/Sub over SSE (docs/shim.md §11.7)", () => {
     });
     await readUntil(`data: message,${channel},{"hello":1}\n`);
     abort.abort();
+  });
+
+  it("Should refuse a subscription without the token, or with a wrong one, before it streams anything", async () => {
+    for (const path of ["/subscribe/news", "/psubscribe/news*", "/subscribe/news?_token=wrong"]) {
+      for (const headers of [{}, { authorization: "Bearer wrong" }]) {
+        const abort = new AbortController();
+        const res = await fetch(`${shim.url}${path}`, { method: "POST", body: "[]", headers, signal: abort.signal });
+        // A stream that opened would never end: read its body only when it is the refusal.
+        if (res.status !== 401) abort.abort();
+        expect({ status: res.status, body: res.status === 401 ? await res.text() : "(a stream)" }, path).toEqual({
+          status: 401,
+          body: '{"error":"Unauthorized"}',
+        });
+      }
+    }
   });
 
   it("Should end the stream and release the subscription once the client ends its side of the connection", async () => {
