@@ -386,7 +386,7 @@ describe("Pub/Sub over SSE (docs/shim.md §11.7)", () => {
 
   it("Should refuse a subscription without the token, or with a wrong one, before it streams anything", async () => {
     for (const path of ["/subscribe/news", "/psubscribe/news*", "/subscribe/news?_token=wrong"]) {
-      for (const headers of [{}, { authorization: "Bearer wrong" }]) {
+      for (const headers of [{}, { authorization: "Bearer wrong" }] as Array<Record<string, string>>) {
         const abort = new AbortController();
         const res = await fetch(`${shim.url}${path}`, { method: "POST", body: "[]", headers, signal: abort.signal });
         // A stream that opened would never end: read its body only when it is the refusal.
