@@ -98,10 +98,10 @@ describe("check-config", () => {
     }
   }, 30_000);
 
-  it("Should exit 1 with the message when run on a bad file, and 0 on the project's own wrangler.toml", () => {
-    const run = (file?: string, env: Record<string, string> = {}) => {
+  it("Should exit 1 with the message when run on a bad or unreadable file, among others or alone, and 0 on the project's own wrangler.toml", () => {
+    const run = (files: string[] = [], env: Record<string, string> = {}) => {
       try {
-        const argv = ["tsx", "scripts/check-config.ts", ...(file ? [file] : [])];
+        const argv = ["tsx", "scripts/check-config.ts", ...files];
         return { code: 0, out: execFileSync("npx", argv, { encoding: "utf8", stdio: "pipe", env: { ...process.env, ...env } }) };
       } catch (error) {
         const failed = error as { status: number; stderr: string };
@@ -110,20 +110,21 @@ describe("check-config", () => {
     };
     expect(run()).toEqual({ code: 0, out: `wrangler.toml: ok ([vars])\n${LOCAL_URL_WARNING}\n` });
     // As wrangler.toml's [build] hook under `wrangler dev`, where the local URL is meant; a deploy still warns.
-    expect(run(undefined, { WRANGLER_COMMAND: "dev" })).toEqual({ code: 0, out: "wrangler.toml: ok ([vars])\n" });
-    expect(run(undefined, { WRANGLER_COMMAND: "deploy" }).out).toContain(LOCAL_URL_WARNING);
+    expect(run([], { WRANGLER_COMMAND: "dev" })).toEqual({ code: 0, out: "wrangler.toml: ok ([vars])\n" });
+    expect(run([], { WRANGLER_COMMAND: "deploy" }).out).toContain(LOCAL_URL_WARNING);
     const bad = join("test/fixtures/config", "unknown-algorithm.toml");
-    expect(run(bad).code).toBe(1);
-    expect(run(bad).out).toContain('RATE_LIMIT_ALGORITHM: unknown algorithm "leaky"');
-    // Every file named is checked: a bad one after a good one is not passed over.
-    const both = (() => {
-      try {
-        return { code: 0, out: execFileSync("npx", ["tsx", "scripts/check-config.ts", "wrangler.toml", bad], { encoding: "utf8", stdio: "pipe" }) };
-      } catch (error) {
-        return { code: (error as { status: number }).status, out: (error as { stderr: string }).stderr };
-      }
-    })();
-    expect(both).toEqual({ code: 1, out: expect.stringContaining('unknown-algorithm.toml: RATE_LIMIT_ALGORITHM: unknown algorithm "leaky"') });
+    expect(run([bad])).toEqual({ code: 1, out: expect.stringContaining('RATE_LIMIT_ALGORITHM: unknown algorithm "leaky"') });
+    // Every file named is checked, and any bad one fails the run, wherever it comes.
+    for (const files of [
+      ["wrangler.toml", bad],
+      [bad, "wrangler.toml"],
+    ]) {
+      expect(run(files), files.join(" ")).toEqual({
+        code: 1,
+        out: expect.stringContaining('unknown-algorithm.toml: RATE_LIMIT_ALGORITHM: unknown algorithm "leaky"'),
+      });
+    }
+    expect(run(["does-not-exist.toml"])).toEqual({ code: 1, out: "does-not-exist.toml: cannot read (ENOENT)\n" });
     expect(execFileSync("npx", ["tsx", "scripts/check-config.ts", "--help"], { encoding: "utf8" })).toMatch(/^usage: npm run check-config/);
   }, 30_000);
 

@@ -75,6 +75,17 @@ describe("the admin CLI's arguments", () => {
         "RATEWALL_ADMIN_TOKEN contains U+0001 at character 17, which a Bearer token cannot carry (the Worker's ADMIN_TOKEN is visible ASCII)",
       ),
     );
+    // A space inside, or a letter beyond ASCII, would reach the Worker and count towards its lockout.
+    for (const [inside, named] of [
+      [" ", "U+0020"],
+      ["é", "U+00E9"],
+    ]) {
+      expect(() => parseAdminArgs(["config"], { RATEWALL_ADMIN_TOKEN: `${"t".repeat(16)}${inside}${"t".repeat(16)}` }), named).toThrowError(
+        new AdminUsageError(
+          `RATEWALL_ADMIN_TOKEN contains ${named} at character 17, which a Bearer token cannot carry (the Worker's ADMIN_TOKEN is visible ASCII)`,
+        ),
+      );
+    }
     // A line break at its end, as a file read into the variable leaves, is not the token's.
     expect(parseAdminArgs(["config"], { RATEWALL_ADMIN_TOKEN: `${"t".repeat(32)}\n` })?.token).toBe("t".repeat(32));
   });

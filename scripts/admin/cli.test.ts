@@ -175,6 +175,15 @@ describe("npm run admin against a Worker", () => {
     expect(result).toEqual({ code: 1, stdout: "", stderr: "ratewall admin: 401 Unauthorized: missing or wrong bearer token\n" });
   }, 30_000);
 
+  it.each([["lists"], ["lists", "--copy"]])(
+    "Should exit 1 with the problem's detail when the Worker refuses %s, printing no empty list",
+    async (...command) => {
+      const result = await runCli([...command, "--url", url], { RATEWALL_ADMIN_TOKEN: "wrong" });
+      expect(result).toEqual({ code: 1, stdout: "", stderr: "ratewall admin: 401 Unauthorized: missing or wrong bearer token\n" });
+    },
+    30_000,
+  );
+
   it.each([
     ["an HTML page", "html", "text/html"],
     ["an echo of the request", "echo", "application/json"],

@@ -568,6 +568,16 @@ describe("the admin API: dynamic lists", () => {
     expect(await (await t.admin(`status?client=${uniqueIpv4()}`)).json()).toMatchObject({ list: null, listTtlMs: null, rules: [] });
   });
 
+  it("Should refuse paging by offset past the first page with a 400 that points to the cursor, rather than answer the first page again", async () => {
+    const t = adminApp();
+    expect((await t.admin("lists?offset=0")).status).toBe(200);
+    const res = await t.admin("lists?offset=500");
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { detail: string }).detail).toBe(
+      'Invalid offset "500": pages follow `cursor`, the `next` of the previous page; only offset=0 is taken, for the first page.',
+    );
+  });
+
   it("Should list every entry that outlives the paging exactly once, when an entry listed on an earlier page expires in between", async () => {
     const t = adminApp();
     const lasting = Array.from({ length: 500 }, () => `${uniqueIpv6Prefix()}::/64`);
@@ -658,10 +668,12 @@ describe("the admin API: tiers", () => {
     expect((await t.get("/api/x", ip)).status).toBe(429);
   });
 
-  it("Should answer 404 listing the tiers for an unknown one", async () => {
+  it("Should answer 404 listing the tiers for an unknown one, and 400 listing them for none", async () => {
     const t = adminApp(tiered);
     const res = await t.admin("tier?client=192.0.2.9&tier=gold", { method: "POST" });
     expect(res.status).toBe(404);
     expect(((await res.json()) as { detail: string }).detail).toBe('Unknown tier "gold" (tiers: "free", "pro").');
+    const missing = await t.admin("tier?client=192.0.2.9", { method: "POST" });
+    expect({ status: missing.status, ...((await missing.json()) as object) }).toMatchObject({ status: 400, detail: 'Missing tier (tiers: "free", "pro").' });
   });
 });
