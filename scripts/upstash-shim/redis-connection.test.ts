@@ -25,8 +25,11 @@ afterEach(async () => {
   await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
 });
 
-/** A Redis that answers the shim's handshake, then takes commands and answers none of them. */
-async function stallingRedis(): Promise<{ url: string; sockets: Socket[] }> {
+/**
+ * A Redis that answers the shim's handshake, then takes commands and answers none of them; or,
+ * with `answerAfterMs`, answers each (a nil) that long after it came.
+ */
+async function stallingRedis(answerAfterMs?: number): Promise<{ url: string; sockets: Socket[] }> {
   const sockets: Socket[] = [];
   server = createServer((socket) => {
     sockets.push(socket);
@@ -35,6 +38,7 @@ async function stallingRedis(): Promise<{ url: string; sockets: Socket[] }> {
       for (const name of commandNames(chunk.toString("latin1"))) {
         if (name === "CLIENT") socket.write("+OK\r\n");
         else if (name === "INFO") socket.write("$21\r\nredis_version:7.2.0\r\n\r\n");
+        else if (answerAfterMs !== undefined) setTimeout(() => socket.write("$-1\r\n"), answerAfterMs);
       }
     });
     socket.on("error", () => {});
@@ -90,9 +94,23 @@ describe("the shim's connection to Redis", () => {
     await expect(connection.send({ name: "PING", args: [] })).rejects.toThrow("ERR Redis is unreachable: connect ETIMEDOUT");
   });
 
-  it("Should keep an idle connection, on which no command waits, however long nothing is said", async () => {
+  it("Should keep a Redis that always owes replies but keeps sending them, however long the traffic lasts", async () => {
+    const redis = await stallingRedis(30);
+    connection = new RedisConnection(redis.url, { name: "test", retryDelayMs: () => 10, replyTimeoutMs: 500 });
+    await connection.ready;
+    const sent: Array<Promise<unknown>> = [];
+    // A command every 10 ms, each answered 30 ms later: for three timeouts, some command always waits.
+    const traffic = setInterval(() => sent.push(connection!.send({ name: "GET", args: ["k"] }).catch((error: unknown) => error)), 10);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    clearInterval(traffic);
+    const outcomes = await Promise.all(sent);
+    expect(outcomes.filter((outcome) => outcome !== null)).toEqual([]);
+    expect(redis.sockets).toHaveLength(1);
+  });
+
+  it("Should keep an idle connection, on which no command waits, however long nothing is said, past the connect timeout too", async () => {
     const redis = await stallingRedis();
-    connection = new RedisConnection(redis.url, { name: "test", retryDelayMs: () => 10, replyTimeoutMs: 50 });
+    connection = new RedisConnection(redis.url, { name: "test", retryDelayMs: () => 10, replyTimeoutMs: 50, connectTimeoutMs: 100 });
     await connection.ready;
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect([connection.isReady, redis.sockets.length]).toEqual([true, 1]);

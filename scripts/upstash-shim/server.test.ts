@@ -418,6 +418,32 @@ describe("Pub/Sub over SSE (docs/shim.md §11.7)", () => {
   });
 });
 
+describe("the Redis URL", () => {
+  it("Should use the database and the password the URL names, and answer 503 naming the refusal when the password is wrong", async () => {
+    const redis = await startRedisServer({ password: "s3cret" });
+    const at = (auth: string, db: string) => `redis://${auth}@127.0.0.1:${redis.port}${db}`;
+    const shims = await Promise.all(
+      [at(":s3cret", "/3"), at(":s3cret", ""), at(":wrong", "")].map((redisUrl) => startShim({ redisUrl, token: TOKEN, port: 0 })),
+    );
+    try {
+      const send = async (shim: Shim, command: string[]) => {
+        const res = await fetch(`${shim.url}/`, { method: "POST", body: JSON.stringify(command), headers: H });
+        return { status: res.status, body: await res.text() };
+      };
+      const [db3, db0, wrong] = shims as [Shim, Shim, Shim];
+      expect(await send(db3, ["SET", "where", "db3"])).toEqual({ status: 200, body: '{"result":"OK"}' });
+      expect(await send(db3, ["GET", "where"])).toEqual({ status: 200, body: '{"result":"db3"}' });
+      expect(await send(db0, ["GET", "where"])).toEqual({ status: 200, body: '{"result":null}' });
+      const refused = await send(wrong, ["PING"]);
+      expect(refused.status).toBe(503);
+      expect(refused.body).toMatch(/^\{"error":"ERR Redis is unreachable: WRONGPASS /);
+    } finally {
+      await Promise.all(shims.map((shim) => shim.close()));
+      await redis.stop();
+    }
+  });
+});
+
 describe("when Redis is unreachable", () => {
   it("Should end a subscription's stream when Redis goes away, so that the client knows it may have missed messages (§11.7)", async () => {
     const redis = await startRedisServer();
