@@ -140,6 +140,13 @@ describe("the shim's own HTTP reader", () => {
     ]);
   });
 
+  it("Should close the connection after a request refused from its head (wrong token) when the client asked to", async () => {
+    const closed = exchange(post("/", '["PING"]', CLOSE, "wrong"));
+    const text = await Promise.race([closed, new Promise<string>((resolve) => setTimeout(resolve, 2_000, "still open"))]);
+    expect(answers(text)).toEqual([{ status: 401, body: '{"error":"Unauthorized"}' }]);
+    expect(text.slice(0, text.indexOf("\r\n\r\n"))).toMatch(/\r\nconnection: close(\r\n|$)/i);
+  });
+
   it("Should take a body of exactly the limit and refuse one byte more", async () => {
     const sized = (bytes: number) => JSON.stringify(["ECHO", "x".repeat(bytes - 11)]);
     expect(sized(1024)).toHaveLength(1024);

@@ -29,7 +29,7 @@ afterEach(async () => {
  * A Redis that answers the shim's handshake, then takes commands and answers none of them; or,
  * with `answerAfterMs`, answers each (a nil) that long after it came.
  */
-async function stallingRedis(answerAfterMs?: number): Promise<{ url: string; sockets: Socket[] }> {
+async function stallingRedis(answerAfterMs?: number, info = "redis_version:7.2.0\r\n"): Promise<{ url: string; sockets: Socket[] }> {
   const sockets: Socket[] = [];
   server = createServer((socket) => {
     sockets.push(socket);
@@ -37,7 +37,7 @@ async function stallingRedis(answerAfterMs?: number): Promise<{ url: string; soc
     socket.on("data", (chunk) => {
       for (const name of commandNames(chunk.toString("latin1"))) {
         if (name === "CLIENT") socket.write("+OK\r\n");
-        else if (name === "INFO") socket.write("$21\r\nredis_version:7.2.0\r\n\r\n");
+        else if (name === "INFO") socket.write(`$${info.length}\r\n${info}\r\n`);
         else if (answerAfterMs !== undefined) setTimeout(() => socket.write("$-1\r\n"), answerAfterMs);
       }
     });
@@ -106,6 +106,14 @@ describe("the shim's connection to Redis", () => {
     const outcomes = await Promise.all(sent);
     expect(outcomes.filter((outcome) => outcome !== null)).toEqual([]);
     expect(redis.sockets).toHaveLength(1);
+  });
+
+  it("Should not serve through a Redis still loading its dataset, failing commands as unreachable until it is done", async () => {
+    const redis = await stallingRedis(undefined, "loading:1\r\nredis_version:7.2.0\r\n");
+    connection = new RedisConnection(redis.url, { name: "test", retryDelayMs: () => 10 });
+    await connection.ready;
+    expect(connection.isReady).toBe(false);
+    await expect(connection.send({ name: "PING", args: [] })).rejects.toThrow("ERR Redis is unreachable: Redis is loading its dataset");
   });
 
   it("Should keep an idle connection, on which no command waits, however long nothing is said, past the connect timeout too", async () => {

@@ -36,6 +36,24 @@ function rawCall(method: string, target: string, body = ""): Promise<{ status?: 
   });
 }
 
+/**
+ * The status of the answer to a POST whose headers announce a body that is never sent: only an
+ * answer given before reading the body can arrive.
+ */
+function statusBeforeBody(base: string, headers: Record<string, string>): Promise<number> {
+  const url = new URL(base);
+  return new Promise<number>((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, method: "POST", path: "/", headers });
+    req.on("response", (res) => {
+      res.resume();
+      resolve(res.statusCode!);
+      req.destroy();
+    });
+    req.on("error", reject);
+    req.flushHeaders();
+  });
+}
+
 describe("the examples of docs/shim.md §15", () => {
   const p = `srv:${randomUUID()}:`;
   // [request, headers, body, status, exact response body]; run in order, as one session.
@@ -147,25 +165,16 @@ describe("the path form (docs/shim.md §1)", () => {
 
 describe("requests the shim refuses", () => {
   it("Should answer 401 before reading the body when the token is wrong", async () => {
-    // The headers announce a body that is never sent: only an answer before reading it can arrive.
-    const status = await new Promise<number>((resolve, reject) => {
-      const url = new URL(shim.url);
-      const req = request({
-        host: url.hostname,
-        port: url.port,
-        method: "POST",
-        path: "/",
-        headers: { authorization: "Bearer wrong", "content-length": "1000" },
-      });
-      req.on("response", (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-        req.destroy();
-      });
-      req.on("error", reject);
-      req.flushHeaders();
-    });
-    expect(status).toBe(401);
+    expect(await statusBeforeBody(shim.url, { authorization: "Bearer wrong", "content-length": "1000" })).toBe(401);
+  });
+
+  it("Should answer 413 before reading the body when its announced length is over the limit", async () => {
+    const small = await startShim({ redisUrl: inject("redisUrl"), token: TOKEN, port: 0, maxBodyBytes: 64 });
+    try {
+      expect(await statusBeforeBody(small.url, { ...H, "content-length": "65" })).toBe(413);
+    } finally {
+      await small.close();
+    }
   });
 
   it("Should accept the token in the _token query parameter, and any Content-Type", async () => {
