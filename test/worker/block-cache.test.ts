@@ -1,6 +1,6 @@
 import { BLOCK_RECHECK_MS } from "../../src/block-cache.ts";
 import { describe, expect, it } from "vitest";
-import { testApp, uniqueIpv4, uniquePrefix } from "./helpers.ts";
+import { switchableRedis, testApp, uniqueIpv4, uniquePrefix } from "./helpers.ts";
 
 describe("the block cache, end to end", () => {
   it("Should refuse a blocked client from isolate memory, with no Redis call, until the block ends", async () => {
@@ -32,10 +32,8 @@ describe("the block cache, end to end", () => {
   it("Should forget a block once Redis admits the client again (reset in another isolate), so a later Redis failure follows FAILURE_MODE", async () => {
     const ADMIN_TOKEN = "adm1n-t0ken-for-the-block-cache-test-0123456789";
     const vars = { RATE_LIMIT: "1/1m", FAILURE_MODE: "open", KEY_PREFIX: uniquePrefix(), ADMIN_TOKEN };
-    let failing = false;
-    const redisFetch = ((input: RequestInfo | URL, init?: RequestInit) =>
-      failing ? Promise.resolve(new Response('{"error":"ERR internal"}', { status: 500 })) : fetch(input, init)) as typeof fetch;
-    const isolate = testApp(vars, { redisFetch });
+    const redis = switchableRedis();
+    const isolate = testApp(vars, { redisFetch: redis.fetch });
     const other = testApp(vars);
     const ip = uniqueIpv4();
     await isolate.get("/", ip);
@@ -48,7 +46,7 @@ describe("the block cache, end to end", () => {
     expect(reset.status).toBe(200);
     isolate.clock.now += BLOCK_RECHECK_MS;
     expect((await isolate.get("/", ip)).status).toBe(200);
-    failing = true;
+    redis.down = true;
     expect((await isolate.get("/", ip)).status).toBe(200);
     expect(isolate.logs.filter((entry) => entry.event === "redis-failure")).toHaveLength(1);
   });

@@ -45,6 +45,24 @@ export interface Echo {
 }
 
 /**
+ * A Redis `fetch` that answers 500 (a Redis error) while `down` is set, and passes through
+ * otherwise: for tests that need Redis to fail partway through.
+ *
+ * @example
+ * const redis = switchableRedis();
+ * const t = testApp({}, { redisFetch: redis.fetch });
+ * redis.down = true;
+ */
+export function switchableRedis(): { down: boolean; fetch: typeof fetch } {
+  const redis: { down: boolean; fetch: typeof fetch } = {
+    down: false,
+    fetch: ((input: RequestInfo | URL, init?: RequestInit) =>
+      redis.down ? Promise.resolve(new Response('{"error":"ERR internal"}', { status: 500 })) : fetch(input, init)) as typeof fetch,
+  };
+  return redis;
+}
+
+/**
  * An app with its own prefix, clock and logs. `redisCalls` counts the fetches made to Redis.
  *
  * @example

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { testApp, uniqueIpv4 } from "./helpers.ts";
+import { switchableRedis, testApp, uniqueIpv4 } from "./helpers.ts";
 import { BLOCK_RECHECK_MS } from "../../src/block-cache.ts";
 
 describe("shadow mode, end to end", () => {
@@ -56,17 +56,15 @@ describe("shadow mode, end to end", () => {
 
   it("Should answer a client it knows is denied from memory on a route in shadow, and keep refusing it while Redis fails", async () => {
     const ADMIN_TOKEN = "adm1n-t0ken-for-the-shadow-deny-test-0123456789";
-    let failing = false;
-    const redisFetch = ((input: RequestInfo | URL, init?: RequestInit) =>
-      failing ? Promise.resolve(new Response('{"error":"ERR internal"}', { status: 500 })) : fetch(input, init)) as typeof fetch;
-    const t = testApp({ RATE_LIMIT: "100/1m", ADMIN_TOKEN, ROUTES: [{ pattern: "*/beta/*", rules: "100/1m", mode: "shadow" }] }, { redisFetch });
+    const redis = switchableRedis();
+    const t = testApp({ RATE_LIMIT: "100/1m", ADMIN_TOKEN, ROUTES: [{ pattern: "*/beta/*", rules: "100/1m", mode: "shadow" }] }, { redisFetch: redis.fetch });
     const ip = uniqueIpv4();
     await t.request(`/__ratewall/deny?client=${ip}&ttl=600`, { method: "POST", ip: "192.0.2.1", headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect((await t.get("/beta/x", ip)).status).toBe(403);
     const calls = t.counter.redisCalls;
     expect((await t.get("/beta/x", ip)).status).toBe(403);
     expect(t.counter.redisCalls).toBe(calls);
-    failing = true;
+    redis.down = true;
     t.clock.now += BLOCK_RECHECK_MS; // past the block's re-check: Redis is asked, and fails
     expect((await t.get("/beta/x", ip)).status).toBe(403);
     expect((await t.get("/beta/x", uniqueIpv4())).status).toBe(200);
