@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readSettings, settingsFor } from "./settings.ts";
+import { readSettings, settingsFor, type Vars } from "./settings.ts";
 
 const base = { UPSTASH_REDIS_REST_URL: "https://eu1-x.upstash.io", UPSTASH_REDIS_REST_TOKEN: "secret-token" };
 
@@ -316,6 +316,125 @@ describe("readSettings", () => {
       "ROUTES[0].cost: invalid value 0 (expected an integer from 1 to 1000)",
     );
     expect(() => readSettings({ ...base, KEY_PREFIX: "rate{x}" })).toThrow('KEY_PREFIX: invalid key prefix "rate{x}"');
+  });
+
+  it("Should accept each number from its least to its most, and refuse one beyond or not in decimal digits, naming the variable and the value", () => {
+    const bounds: Array<[keyof Vars, number, number]> = [
+      ["REDIS_TIMEOUT_MS", 1, 60_000],
+      ["IPV6_SUBNET", 1, 128],
+      ["TRUSTED_PROXIES", 0, 10],
+      ["ORIGIN_TIMEOUT_MS", 1, 300_000],
+    ];
+    for (const [name, min, max] of bounds) {
+      const expected = `(expected an integer from ${min} to ${max})`;
+      for (const edge of [min, max]) expect(() => readSettings({ ...base, [name]: String(edge) }), `${name}=${edge}`).not.toThrow();
+      for (const text of [String(min - 1), String(max + 1), "1e2", "0x10", "10 ", "10.0"]) {
+        expect(() => readSettings({ ...base, [name]: text })).toThrow(`${name}: invalid value ${JSON.stringify(text)} ${expected}`);
+      }
+    }
+  });
+
+  it("Should take the words of FAILURE_MODE, MODE, RATE_LIMIT_ALGORITHM and RATE_LIMIT_HEADERS only as written, in lowercase", () => {
+    const cases: Array<[keyof Vars, string, string]> = [
+      ["FAILURE_MODE", "Closed", 'FAILURE_MODE: unknown failure mode "Closed" (expected one of open, closed)'],
+      ["MODE", "SHADOW", 'MODE: unknown mode "SHADOW" (expected one of enforce, shadow)'],
+      ["RATE_LIMIT_ALGORITHM", "Token-Bucket", 'RATE_LIMIT_ALGORITHM: unknown algorithm "Token-Bucket"'],
+      ["RATE_LIMIT_HEADERS", "Legacy", 'RATE_LIMIT_HEADERS: unknown header style "Legacy" (expected one of draft, legacy, both, none)'],
+    ];
+    for (const [name, value, message] of cases) expect(() => readSettings({ ...base, [name]: value })).toThrow(message);
+  });
+
+  it("Should count an ADMIN_TOKEN's length without the line break pasted after it", () => {
+    expect(() => readSettings({ ...base, ADMIN_TOKEN: `${"a".repeat(31)}\n` })).toThrow(/^ADMIN_TOKEN: must be at least 32 characters \(got 31\)$/);
+  });
+
+  it("Should take a KEY_PREFIX of up to 64 characters and refuse a longer one, quoting it", () => {
+    expect(readSettings({ ...base, KEY_PREFIX: "p".repeat(64) }).keyPrefix).toBe("p".repeat(64));
+    expect(() => readSettings({ ...base, KEY_PREFIX: "p".repeat(65) })).toThrow(
+      `KEY_PREFIX: invalid key prefix "${"p".repeat(65)}" (letters, digits, "_", ".", ":", "-"; at most 64)`,
+    );
+  });
+
+  it("Should read RATE_LIMIT written out as JSON text after a line break or spaces, as a multi-line value gives it", () => {
+    expect(readSettings({ ...base, RATE_LIMIT: '\n  { "limit": 20, "window": "1s" }' }).defaultRoute.rules).toEqual([
+      { name: "default", algorithm: "fixed-window", limit: 20, windowMs: 1000 },
+    ]);
+  });
+
+  it("Should mask a token shorter than 8 characters, whole, where another variable quotes it", () => {
+    const read = () => readSettings({ ...base, UPSTASH_REDIS_REST_TOKEN: "Zq7xK2", RATE_LIMIT: "Zq7xK2/1s" });
+    expect(read).toThrow('RATE_LIMIT: invalid count "[redacted]"');
+    expect(read).not.toThrow(/Zq7xK2/);
+  });
+
+  it("Should quote bad JSON cut at 60 characters", () => {
+    const text = `[{"pattern": "example.com/${"a".repeat(60)}", rules: "5/1m"}]`;
+    expect(() => readSettings({ ...base, ROUTES: text })).toThrow(
+      `ROUTES: invalid JSON ${JSON.stringify(`${text.slice(0, 60)}…`)} (expected a list such as [{"pattern": "example.com/*", "rules": "10/1s"}])`,
+    );
+  });
+
+  it("Should refuse an origin with a user name and no password, which forwarding would drop too", () => {
+    expect(() => readSettings({ ...base, ORIGIN_URL: "https://user@origin.example/" })).toThrow(
+      'ORIGIN_URL: invalid origin "https://origin.example/" (an origin is a scheme, a host, a port and a path prefix; its user name and password would be dropped)',
+    );
+  });
+
+  it("Should say what a route or a rule is missing, naming where", () => {
+    expect(() => readSettings({ ...base, ROUTES: [{ rules: "5/1m" }] })).toThrow('ROUTES[0]: missing key "pattern"');
+    expect(() => readSettings({ ...base, ROUTES: [{ pattern: "*/a" }] })).toThrow('ROUTES[0]: missing key "rules" (or "tiers", or set "unlimited": true)');
+    expect(() => readSettings({ ...base, ROUTES: [{ pattern: "*/a", rules: [] }] })).toThrow(
+      'ROUTES[0].rules: expected at least one rule (or set "unlimited": true)',
+    );
+    expect(() => readSettings({ ...base, ROUTES: [{ pattern: "*/a", rules: { window: "1m" } }] })).toThrow('ROUTES[0].rules: missing key "limit"');
+    expect(() => readSettings({ ...base, ROUTES: [{ pattern: "*/a", tiers: "free" }] })).toThrow(
+      'ROUTES[0].tiers: no tiers to choose from (define them in TIERS, e.g. {"free": "100/1h", "pro": "5000/1h"})',
+    );
+  });
+
+  it("Should refuse a route both unlimited and with tiers, whose tiers would never apply", () => {
+    expect(() => readSettings({ ...base, TIERS: { free: "100/1h" }, ROUTES: [{ pattern: "*/a", tiers: "free", unlimited: true }] })).toThrow(
+      'ROUTES[0].tiers: a route with tiers takes its rules from TIERS (remove "unlimited")',
+    );
+  });
+
+  it("Should take route, rule and tier names of up to 64 characters and refuse longer ones, since they end up in Redis keys", () => {
+    const [long, tooLong] = ["n".repeat(64), "n".repeat(65)];
+    const settings = readSettings({
+      ...base,
+      TIERS: { [long]: "5/1m" },
+      ROUTES: [{ pattern: "*/a", name: long, rules: { limit: 5, window: "1m", name: long } }],
+    });
+    expect(settings.routes[0]).toMatchObject({ scope: long, rules: [{ name: long }] });
+    expect(Object.keys(settings.tiers)).toEqual([long]);
+    expect(() => readSettings({ ...base, ROUTES: [{ pattern: "*/a", name: tooLong, rules: "5/1m" }] })).toThrow(`ROUTES[0].name: invalid name "${tooLong}"`);
+    expect(() => readSettings({ ...base, ROUTES: [{ pattern: "*/a", rules: { limit: 5, window: "1m", name: tooLong } }] })).toThrow(
+      `ROUTES[0].rules.name: invalid name "${tooLong}"`,
+    );
+    expect(() => readSettings({ ...base, TIERS: { [tooLong]: "5/1m" } })).toThrow(`TIERS.${tooLong}: invalid tier name "${tooLong}"`);
+  });
+
+  it("Should refuse a name that starts with an underscore, a dot or a dash, as no name may", () => {
+    for (const name of ["_login", ".login", "-login"]) {
+      expect(() => readSettings({ ...base, ROUTES: [{ pattern: "*/a", name, rules: "5/1m" }] })).toThrow(`ROUTES[0].name: invalid name "${name}"`);
+    }
+  });
+
+  it("Should refuse a rule's count with a leading zero or spaces, as its window is refused, rather than guess", () => {
+    const expected = "(expected an integer from 1 to 1000000000)";
+    expect(() => readSettings({ ...base, RATE_LIMIT: "010/1s" })).toThrow(`RATE_LIMIT: invalid count "010" ${expected}`);
+    expect(() => readSettings({ ...base, RATE_LIMIT: "10 / 1s" })).toThrow(`RATE_LIMIT: invalid count "10 " ${expected}`);
+  });
+
+  it("Should refuse a token-bucket burst of 0 where it is written, even in RATE_LIMIT, which has no cost to check it against", () => {
+    expect(() => readSettings({ ...base, RATE_LIMIT: '{"limit": 10, "window": "1s", "algorithm": "token-bucket", "burst": 0}' })).toThrow(
+      "RATE_LIMIT.burst: invalid value 0 (expected an integer from 1 to 1000000000)",
+    );
+  });
+
+  it("Should refuse TIERS written as a list or naming no tier, quoting the value", () => {
+    expect(() => readSettings({ ...base, TIERS: '["100/1h"]' })).toThrow('TIERS: expected an object of tiers, got ["100/1h"]');
+    expect(() => readSettings({ ...base, TIERS: "{}" })).toThrow("TIERS: expected at least one tier");
   });
 
   it("Should parse once per env object", () => {

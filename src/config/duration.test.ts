@@ -11,4 +11,9 @@ describe("parseDuration", () => {
   ])("Should read %s as %i ms", (text, ms) => expect(parseDuration(text)).toBe(ms));
 
   it.each(["10 secs", "10", "1.5m", "0s", "-1s", "01s", "10S", "s", ""])("Should refuse %j", (text) => expect(parseDuration(text)).toBeUndefined());
+
+  it("Should read a count of up to 10 digits, and refuse 11", () => {
+    expect(parseDuration("1000000000ms")).toBe(1_000_000_000);
+    expect(parseDuration("10000000000ms")).toBeUndefined();
+  });
 });

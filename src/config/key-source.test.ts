@@ -17,6 +17,11 @@ describe("parseKeySource", () => {
     expect(parseKeySource(["ip", "header:User-Agent"], at)).toEqual({ kind: "composite", parts: [{ kind: "ip" }, { kind: "header", name: "user-agent" }] });
   });
 
+  it("Should read a query parameter name of up to 128 characters, and refuse a longer one", () => {
+    expect(parseKeySource(`query:${"q".repeat(128)}`, at)).toEqual({ kind: "query", name: "q".repeat(128) });
+    expect(() => parseKeySource(`query:${"q".repeat(129)}`, at)).toThrow(`ROUTES[0].key: invalid key source "query:${"q".repeat(129)}"`);
+  });
+
   it.each([
     ["cookie:", 'ROUTES[0].key: invalid key source "cookie:" (a cookie name is a token: letters, digits and !#$%&\'*+-.^_`|~)'],
     ["header:bad name", 'ROUTES[0].key: invalid key source "header:bad name" (a header name is a token: letters, digits and !#$%&\'*+-.^_`|~)'],

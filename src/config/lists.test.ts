@@ -31,6 +31,10 @@ describe("parseList", () => {
     expect(parseList("[]", deny)).toEqual([]);
   });
 
+  it("Should read a bare IPv4-mapped IPv6 address as the IPv4 address", () => {
+    expect(parseList(["ip:::ffff:192.0.2.1"], deny)).toEqual([{ kind: "ipv4", network: 0xc0000201, prefix: 32 }]);
+  });
+
   it.each([
     [["ip:10.0.0.0/8", "asn:1", "country:XX", "ip:10.0.0.0/33"], 'DENY[3]: invalid entry "ip:10.0.0.0/33" (prefix length must be 0 to 32 for IPv4)'],
     [["ip:2001:db8::/129"], 'DENY[0]: invalid entry "ip:2001:db8::/129" (prefix length must be 0 to 128 for IPv6)'],

@@ -162,6 +162,20 @@ describe("rateLimit middleware", () => {
     expect(create({ vars, clock: () => 0, log: () => {}, onEvent: () => {}, fetch: undefined })).not.toThrow();
   });
 
+  it("Should refuse when created a block cache of no entries, a runner without eval and vars that are a list, not on the first request", () => {
+    expect(() => rateLimit({ blockCacheSize: 0 })).toThrow("blockCacheSize: expected an integer >= 1, got 0");
+    expect(() => rateLimit({ vars, runner: { evalsha: async () => 0 } } as unknown as RateLimitOptions)).toThrow(
+      "runner: expected an object with evalsha and eval methods",
+    );
+    expect(() => rateLimit({ vars: [] as never })).toThrow("vars: expected an object of variables, got []");
+  });
+
+  it("Should refuse a variable of 6 letters or more one edit away, as ROUTE for ROUTES", () => {
+    expect(() => rateLimit({ vars: { ...vars, ROUTE: '[{"pattern": "*/login", "rules": "5/1m"}]' } as never })).toThrow(
+      'vars: unknown variable "ROUTE" (did you mean ROUTES?)',
+    );
+  });
+
   it("Should refuse a misspelled variable in its vars instead of running on the default it stands for", () => {
     // Typed callers get TypeScript's excess-property error; these are what a JavaScript caller sees.
     const misspelt = (extra: Record<string, unknown>) => () => rateLimit({ vars: { ...vars, ...extra } as never });
