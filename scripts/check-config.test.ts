@@ -13,7 +13,18 @@ const LOCAL_URL_WARNING =
 
 describe("check-config", () => {
   it("Should warn, and still pass, a Redis URL on this machine or a private network, which a deployed Worker cannot reach", () => {
-    for (const host of ["127.0.0.1:8079", "localhost", "localhost.:8079", "10.1.2.3", "192.168.0.9:80", "[::1]:8079", "[::ffff:127.0.0.1]:8079"]) {
+    for (const host of [
+      "127.0.0.1:8079",
+      "0.0.0.0:8079",
+      "localhost",
+      "localhost.:8079",
+      "10.1.2.3",
+      "172.16.0.1",
+      "172.31.200.7:8079",
+      "192.168.0.9:80",
+      "[::1]:8079",
+      "[::ffff:127.0.0.1]:8079",
+    ]) {
       const result = checkConfigText(`[vars]\nUPSTASH_REDIS_REST_URL = "http://${host}"`, "wrangler.toml");
       expect(result.code).toBe(0);
       expect(result.output).toContain("wrangler.toml: warning: [vars] UPSTASH_REDIS_REST_URL points at");
@@ -38,6 +49,12 @@ describe("check-config", () => {
         "wrangler.jsonc",
       ),
     ).toEqual({
+      code: 0,
+      output: "wrangler.jsonc: ok ([vars])",
+    });
+    // An escaped quote does not end a string: the "/*" of a route's pattern is no comment.
+    const routes = '"ROUTES": "[{\\"pattern\\":\\"*/api/*\\",\\"rules\\":\\"5/1m\\"}]"';
+    expect(checkConfigText(jsonc(`"UPSTASH_REDIS_REST_URL": "https://eu1-example.upstash.io", ${routes}`), "wrangler.jsonc")).toEqual({
       code: 0,
       output: "wrangler.jsonc: ok ([vars])",
     });

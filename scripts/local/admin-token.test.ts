@@ -12,7 +12,8 @@ describe("the admin token npm start gives the Worker", () => {
     expect(localAdminToken({ ADMIN_TOKEN: "x".repeat(32) })).toEqual({ token: "x".repeat(32), generated: false });
   });
 
-  it("Should refuse a shorter token, saying how long it is", () => {
+  it("Should refuse a shorter token, saying how long it is, however short, rather than replace it with one of its own", () => {
     expect(() => localAdminToken({ ADMIN_TOKEN: "x".repeat(31) })).toThrowError("ADMIN_TOKEN: must be at least 32 characters (got 31)");
+    expect(() => localAdminToken({ ADMIN_TOKEN: "x" })).toThrowError("ADMIN_TOKEN: must be at least 32 characters (got 1)");
   });
 });

@@ -1,6 +1,10 @@
-import { connect } from "node:net";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { connect, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
-import { startRedisServer } from "./redis-server.ts";
+import { portIsFree, RedisServerMissingError, startRedisServer } from "./redis-server.ts";
 
 /** Redis's first reply line to `command`, sent as an inline command without authenticating. */
 function ask(port: number, command: string): Promise<string> {
@@ -31,5 +35,47 @@ describe("the throwaway redis-server", () => {
     process.kill(redis.pid, "SIGTERM");
     expect(await redis.exited).toEqual(expect.any(Number));
     await redis.stop();
+  });
+
+  it("Should listen on 127.0.0.1 only, where no other machine reaches it", async () => {
+    const redis = await startRedisServer();
+    const client = new Redis(redis.url);
+    try {
+      expect(await client.config("GET", "bind")).toEqual(["bind", "127.0.0.1"]);
+    } finally {
+      client.disconnect();
+      await redis.stop();
+    }
+  });
+
+  it("Should leave nothing behind once stopped: the process gone, its directory removed", async () => {
+    const redis = await startRedisServer();
+    await redis.stop();
+    expect(existsSync(redis.dir)).toBe(false);
+    expect(() => process.kill(redis.pid, 0)).toThrow();
+  });
+
+  it("Should say how to install redis-server, or name a Redis to use instead, when it is not on PATH", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "ratewall-no-redis-"));
+    const path = process.env.PATH;
+    process.env.PATH = empty;
+    try {
+      const started = startRedisServer();
+      await expect(started).rejects.toThrow(RedisServerMissingError);
+      await expect(started).rejects.toThrow(/sudo apt-get install redis-server.*RATEWALL_REDIS_URL \(npm start\) or RATEWALL_TEST_REDIS_URL \(npm test\)/);
+    } finally {
+      process.env.PATH = path;
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it("Should tell a port in use from a free one, so that npm start can name the PORT taken", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    try {
+      expect(await portIsFree((taken.address() as { port: number }).port)).toBe(false);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 });

@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkWorkerVars, misspeltWorkerVars, secretsEnvFile, workerVarArgs, workerVars } from "./worker-vars.ts";
+import { checkWorkerVars, misspeltWorkerVars, secretsEnvFile, workerVarArgs, workerVars, wranglerFileVars } from "./worker-vars.ts";
 
 const stack = { UPSTASH_REDIS_REST_URL: "http://127.0.0.1:9001", UPSTASH_REDIS_REST_TOKEN: "shim-token", ORIGIN_URL: "http://127.0.0.1:9000" };
 
@@ -39,6 +42,8 @@ describe("the variables npm start hands to the Worker", () => {
 
   it("Should refuse a secret with a line break, which an env file cannot hold", () => {
     expect(() => secretsEnvFile({ ADMIN_TOKEN: "a\nb" })).toThrow("ADMIN_TOKEN: a line break");
+    // dotenv reads a carriage return as a line break too, even between quotes.
+    expect(() => secretsEnvFile({ ADMIN_TOKEN: "a\rb" })).toThrow("ADMIN_TOKEN: a line break");
   });
 
   it("Should refuse, before anything starts, a variable the Worker would refuse, naming it and its value", () => {
@@ -50,5 +55,24 @@ describe("the variables npm start hands to the Worker", () => {
     const routes = JSON.stringify([{ pattern: "*/api/*", tiers: "free" }]);
     expect(() => checkWorkerVars(workerVars({ ROUTES: routes }, stack))).toThrow("ROUTES[0].tiers");
     expect(() => checkWorkerVars(workerVars({ ROUTES: routes }, stack), { TIERS: '{"free":"10/1m"}' })).not.toThrow();
+  });
+
+  it("Should check a variable set in the environment over wrangler.toml's value, as --var overrides [vars]", () => {
+    expect(() => checkWorkerVars(workerVars({ RATE_LIMIT: "10 per second" }, stack), { RATE_LIMIT: "100/60s" })).toThrow(
+      'RATE_LIMIT: invalid rule "10 per second"',
+    );
+  });
+
+  it("Should read the [vars] of the wrangler file wrangler dev would use from a directory, and none without one", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ratewall-worker-vars-"));
+    try {
+      expect(wranglerFileVars(dir)).toEqual({});
+      writeFileSync(join(dir, "wrangler.toml"), '[vars]\nTIERS = \'{"free":"10/1m"}\'\n');
+      expect(wranglerFileVars(dir)).toEqual({ TIERS: '{"free":"10/1m"}' });
+      writeFileSync(join(dir, "wrangler.jsonc"), '{ "vars": { "RATE_LIMIT": "5/1m", }, // wrangler reads this one first\n}');
+      expect(wranglerFileVars(dir)).toEqual({ RATE_LIMIT: "5/1m" });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
