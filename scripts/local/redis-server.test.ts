@@ -1,29 +1,18 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { connect, createServer } from "node:net";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
+import { inlineReply } from "./redis-inline.ts";
 import { portIsFree, RedisServerMissingError, startRedisServer } from "./redis-server.ts";
-
-/** Redis's first reply line to `command`, sent as an inline command without authenticating. */
-function ask(port: number, command: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1", () => socket.write(`${command}\r\n`));
-    socket.once("data", (chunk) => {
-      socket.destroy();
-      resolve(chunk.toString().split("\r\n")[0]!);
-    });
-    socket.once("error", reject);
-  });
-}
 
 describe("the throwaway redis-server", () => {
   it("Should refuse a local user without its password, and give the password only in its URL, not on the command line", async () => {
     const redis = await startRedisServer({ password: "s3cret-for-the-stack" });
     try {
-      expect(await ask(redis.port, "PING")).toBe("-NOAUTH Authentication required.");
-      expect(await ask(redis.port, "AUTH s3cret-for-the-stack")).toBe("+OK");
+      expect(await inlineReply(redis.port, "PING")).toBe("-NOAUTH Authentication required.");
+      expect(await inlineReply(redis.port, "AUTH s3cret-for-the-stack")).toBe("+OK");
       expect(redis.url).toBe(`redis://:s3cret-for-the-stack@127.0.0.1:${redis.port}`);
     } finally {
       await redis.stop();

@@ -22,6 +22,8 @@ const NPM_FLAGS = ["--prefer-offline", "--no-audit", "--no-fund"];
 const APP = `import { Hono } from "hono";
 import { rateLimit } from "ratewall/middleware";
 import { createLimiter, createMemoryLimiter, createRedisRunner, type Decision } from "ratewall";
+import { createLimiter as limiterFromSubpath } from "ratewall/limiter";
+import { createRedisRunner as runnerFromSubpath } from "ratewall/redis";
 
 type Env = { UPSTASH_REDIS_REST_URL: string; UPSTASH_REDIS_REST_TOKEN: string; KEY_PREFIX: string };
 const app = new Hono<{ Bindings: Env }>();
@@ -46,6 +48,8 @@ app.get("/memory", async (c) => {
 // @ts-expect-error: the declarations are real, so a wrong option is an error, not \`any\`.
 export const wrong: Parameters<typeof rateLimit>[0] = { vars: 42 };
 
+// README's subpath exports give the same functions, with their declarations.
+export const subpaths: [typeof createLimiter, typeof createRedisRunner] = [limiterFromSubpath, runnerFromSubpath];
 export default app;
 `;
 
