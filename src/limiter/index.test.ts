@@ -10,6 +10,39 @@ const second: Rule = { name: "second", algorithm: "fixed-window", limit: 10, win
 const hour: Rule = { name: "hour", algorithm: "token-bucket", limit: 1_000, windowMs: 3_600_000 };
 
 describe("createLimiter", () => {
+  it("Should refuse a clock before the epoch", async () => {
+    for (const limiter of [createLimiter([second], deps), createMemoryLimiter([second])]) {
+      await expect(limiter.limit({ client: "c", scope: "", now: -1 })).rejects.toThrow("now must be ms since the epoch, got -1");
+    }
+  });
+
+  it("Should bound a token bucket's burst × window as it bounds limit × window, beyond which the script's arithmetic is inexact", () => {
+    expect(() => createLimiter([{ ...hour, limit: 1, windowMs: 2 ** 30, burst: 2 ** 21 }], deps)).toThrow(
+      'rules[0] ("hour"): limit × windowMs is too large (max 2^50)',
+    );
+  });
+
+  it("Should refuse more clients than rules, rather than let the extra client's list entry decide", async () => {
+    const twoKeys: Rule[] = [second, { ...second, name: "other" }];
+    for (const limiter of [createLimiter(twoKeys, deps), createMemoryLimiter(twoKeys)]) {
+      await expect(limiter.limit({ client: "a", clients: ["a", "b", "c"], scope: "", now: 1 })).rejects.toThrow("expected one client per rule (2), got 3");
+    }
+  });
+
+  it("Should give a tiered limiter's default tier's rules as its rules, whichever tier comes first", () => {
+    const tiered = { tiers: { pro: [hour], free: [second] }, defaultTier: "free" };
+    expect(createLimiter(tiered, deps).rules).toEqual([second]);
+    expect(createMemoryLimiter(tiered).rules).toEqual([second]);
+  });
+
+  it("Should reset only the rules named, and call Redis not at all when none of them is the limiter's", async () => {
+    const resets = createFakeRunner(() => 1);
+    const limiter = createLimiter([second, hour], { runner: resets, prefix: "rate" });
+    expect(await limiter.reset({ client: "c", scope: "api", now: 5_000 }, ["hour"])).toBe(1);
+    expect(await limiter.reset({ client: "c", scope: "api", now: 5_000 }, ["daily"])).toBe(0);
+    expect(resets.calls.map((call) => call.keys)).toEqual([["rate:gcra:{c}:api:hour"]]);
+  });
+
   it("Should list the five algorithms the config may name", () => {
     expect(algorithmNames).toEqual(["fixed-window", "sliding-log", "sliding-window", "sliding-window-approx", "token-bucket"]);
     expect([isAlgorithmName("sliding-log"), isAlgorithmName("leaky-bucket"), isAlgorithmName("toString")]).toEqual([true, false, false]);

@@ -8,6 +8,26 @@ const script = { source: "return 1", sha1: "e0e1f9fabfc9d4800c877a703b823ac0578f
 const noscript = new RedisRestError("reply", "evalsha", "NOSCRIPT No matching script. Please use EVAL.", 400);
 
 describe("runScript", () => {
+  it("Should not send EVAL after an HTTP 5xx whose JSON error starts with NOSCRIPT: only a 400 is Redis's own reply", async () => {
+    let calls = 0;
+    const fetch = async () => {
+      calls++;
+      return Response.json({ error: "NOSCRIPT No matching script. Please use EVAL." }, { status: 503 });
+    };
+    const runner = createRedisRunner({ url: "https://eu1-example.upstash.io", token: "t0ken", timeoutMs: 50, fetch: fetch as typeof globalThis.fetch });
+    await expect(runScript(runner, script, ["k"], ["a"])).rejects.toMatchObject({ kind: "http", status: 503 });
+    expect(calls).toBe(1);
+  });
+
+  it("Should not send EVAL after another runner's error that only mentions NOSCRIPT further on", async () => {
+    const error = new Error("ERR Error running script: NOSCRIPT seen in a nested call");
+    const runner = createFakeRunner(() => {
+      throw error;
+    });
+    await expect(runScript(runner, script, [], [])).rejects.toBe(error);
+    expect(runner.calls).toHaveLength(1);
+  });
+
   it("Should send EVALSHA only, when Redis knows the script", async () => {
     const runner = createFakeRunner(() => 1);
     expect(await runScript(runner, script, ["k"], ["a"])).toBe(1);

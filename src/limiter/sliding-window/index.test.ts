@@ -6,6 +6,16 @@ import { slidingWindow } from "./index.ts";
 const rule = { name: "api", algorithm: "sliding-window" as const, limit: 3, windowMs: 1_000, buckets: 10 };
 
 describe("sliding-window", () => {
+  it("Should name the key by the bucket width the script uses, rounded up, so that rules of different widths never share a key", () => {
+    expect(slidingWindow.keys("k", { limit: 3, windowMs: 1_001, burst: 3, buckets: 10 }, 0)).toEqual(["k:101.10.1"]);
+  });
+
+  it("Should accept from 2 to 100 buckets, and refuse 1 and 101", () => {
+    const deps = { runner: createFakeRunner(() => []), prefix: "rate" };
+    for (const buckets of [2, 100]) expect(createLimiter([{ ...rule, buckets }], deps).rules).toHaveLength(1);
+    for (const buckets of [1, 101]) expect(() => createLimiter([{ ...rule, buckets }], deps)).toThrow(`buckets must be from 2 to 100, got ${buckets}`);
+  });
+
   it("Should pass one string, named with its layout (bucket width, buckets, count bytes), and the buckets as the rule's fifth argument", async () => {
     const runner = createFakeRunner(() => [1, 1, 0, 1, 2, 1_700_000_001_250, 0]);
     await createLimiter([rule], { runner, prefix: "rate" }).limit({ client: "c", scope: "s", now: 1_700_000_000_250 });

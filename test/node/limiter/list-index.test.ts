@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClientEntries, createLimiter } from "../../../src/limiter/index.ts";
-import { readEntry, recordCopyRoutes, setEntryIfAbsent } from "../../../src/limiter/entries/script.ts";
+import { deleteEntry, readEntry, recordCopyRoutes, setEntryIfAbsent } from "../../../src/limiter/entries/script.ts";
 import type { Rule, ScriptRunner } from "../../../src/limiter/types.ts";
 import { startHarness, T0, type Harness } from "./harness.ts";
 
@@ -27,6 +27,24 @@ function setup(runner: ScriptRunner = h.runner) {
 }
 
 describe("the index of dynamic list entries", () => {
+  it("Should report a retried removal as done when the first try removed the client's own entry but failed on the route's copy", async () => {
+    let failures = 1;
+    const runner: ScriptRunner = {
+      evalsha: async (sha1, keys, args) => {
+        if (sha1 === deleteEntry.sha1 && keys[0]!.includes("{route:") && failures-- > 0) throw new Error("Redis EVALSHA failed with 502");
+        return h.runner.evalsha(sha1, keys, args);
+      },
+      eval: (script, keys, args) => h.runner.eval(script, keys, args),
+    };
+    const { after: entries, decide } = setup(runner);
+    await entries.setList("10.0.0.12", "deny");
+    await expect(entries.deleteList("10.0.0.12", "deny")).rejects.toThrow("502");
+    expect(await decide("10.0.0.12")).toMatchObject({ allowed: false, reason: "deny-list" });
+    expect(await entries.deleteList("10.0.0.12", "deny")).toBe(true);
+    expect(await decide("10.0.0.12")).toMatchObject({ allowed: true });
+    expect(await entries.deleteList("10.0.0.12", "deny")).toBe(false);
+  });
+
   it("Should list every unexpired entry once, with its kind and time left, soonest to expire first and the unexpiring last", async () => {
     const { before: entries } = setup();
     await entries.setList("10.0.0.1", "allow");

@@ -98,6 +98,19 @@ describe("Dynamic lists on Redis: the client's entry is read in the same script 
 });
 
 describe("Tiers and lists in memory", () => {
+  it("Should fall back to the default tier for a stored tier that no longer exists, as the Lua does, whichever tier comes first", async () => {
+    const prefix = h.prefix();
+    const store = new ModelStore();
+    const reordered: TieredRules = { tiers: { pro: tiers.tiers.pro!, free: tiers.tiers.free! }, defaultTier: "free" };
+    const redis = createLimiter(reordered, { runner: h.runner, prefix });
+    const memory = createMemoryLimiter(reordered, { prefix, store });
+    await createClientEntries(h.runner, prefix).setTier("c", "gold");
+    store.set(`${prefix}:tier:{c}`, "gold", Number.POSITIVE_INFINITY, T0);
+    const decision = await memory.limit(request("c"));
+    expect(decision).toMatchObject({ tier: "free" });
+    expect(decision).toEqual(await redis.limit(request("c")));
+  });
+
   it("Should decide as the Lua does, on the same entries and the same requests", async () => {
     const prefix = h.prefix();
     const store = new ModelStore();
