@@ -51,6 +51,46 @@ describe("latency segments from a loopback capture", () => {
     expect(medianSegments(byWorker.get("floor")!)["whole request"]).toBeCloseTo((70 + 210) / 2, 3);
   });
 
+  it("Should time each hop by its first data packet, when a request or an answer spans several", () => {
+    // Every message in two data packets, the second 1 µs after the first (headers, then a body).
+    const lines = request(ports.workers.floor, 100, 10).flatMap((line) => {
+      const packet = parsePacket(line);
+      return packet === undefined ? [line] : [line, line.replace(/^\S+/, (packet.at + 1e-6).toFixed(6))];
+    });
+    const byWorker = timelines(
+      lines.map(parsePacket).filter((p) => p !== undefined),
+      ports,
+    );
+    expect(byWorker.get("floor")).toHaveLength(1);
+    const floor = medianSegments(byWorker.get("floor")!);
+    expect(floor["Worker, before the Redis call"]).toBeCloseTo(10, 3);
+    expect(floor["whole request"]).toBeCloseTo(70, 3);
+  });
+
+  it("Should take each segment's median over the requests that made both its hops, leaving out one that skipped Redis", () => {
+    const lines = [
+      ...request(ports.workers.floor, 100, 10),
+      // Answered without the shim and Redis (from a cache, say), then through the origin.
+      ...request(ports.workers.floor, 101, 20).filter((line) => !line.includes(`.${ports.shim}`) && !line.includes(`.${ports.redis}`)),
+      ...request(ports.workers.floor, 102, 30),
+    ];
+    const requests = timelines(
+      lines.map(parsePacket).filter((p) => p !== undefined),
+      ports,
+    ).get("floor")!;
+    expect(requests).toHaveLength(3);
+    expect(medianSegments(requests)["Worker, between the reply and the origin"]).toBeCloseTo((10 + 30) / 2, 3);
+  });
+
+  it("Should read an IPv6 packet on loopback as it reads an IPv4 one", () => {
+    expect(parsePacket("1764770000.000100 IP6 ::1.40000 > ::1.8787: Flags [P.], seq 1:80, ack 1, win 512, length 79")).toEqual({
+      at: 1764770000.0001,
+      from: 40000,
+      to: 8787,
+      bytes: 79,
+    });
+  });
+
   it("Should leave a hop a Worker never made out of its segments", () => {
     const lines = request(ports.workers.floor, 100, 10).filter((line) => !line.includes(`.${ports.redis}`));
     const [only] = timelines(

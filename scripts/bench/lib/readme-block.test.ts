@@ -15,6 +15,12 @@ describe("the README's generated blocks", () => {
     );
   });
 
+  it("Should refuse a block whose closing marker comes before its opening one, rather than write the figures elsewhere", () => {
+    expect(() => replaceBlock("<!-- /bench:guide -->\nkept\n<!-- bench:guide -->\n", "guide", "x", "README.md")).toThrow(
+      "README.md: the generated block needs <!-- bench:guide --> and then <!-- /bench:guide -->",
+    );
+  });
+
   it("Should find the algorithm guide's block in the project's README.md, so a full bench run can rewrite it", async () => {
     const readme = await readFile(fromRoot("README.md"), "utf8");
     expect(replaceBlock(readme, "algorithm-guide", "x", "README.md")).toContain("<!-- bench:algorithm-guide -->\nx\n<!-- /bench:algorithm-guide -->");

@@ -11,14 +11,6 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-/** The `p`-th percentile (0–100) of `values` by nearest rank; NaN when empty. */
-export function percentile(values: readonly number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[rank]!;
-}
-
 /**
  * The median over rounds of `a[i] / b[i]`: each ratio compares two measurements taken seconds
  * apart, which is what makes it meaningful on a noisy machine.
@@ -35,11 +27,4 @@ export function pairedRatio(a: readonly number[], b: readonly number[]): number 
 export function ratioRange(a: readonly number[], b: readonly number[]): [number, number] {
   const ratios = a.map((value, i) => value / b[i]!).filter(Number.isFinite);
   return ratios.length ? [Math.min(...ratios), Math.max(...ratios)] : [Number.NaN, Number.NaN];
-}
-
-/** Rounds to `digits` decimals, keeping NaN as null so that it survives JSON. */
-export function round(value: number, digits = 2): number | null {
-  if (!Number.isFinite(value)) return null;
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
 }
