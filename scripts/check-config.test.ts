@@ -113,7 +113,7 @@ describe("check-config", () => {
     } finally {
       rmSync(project, { recursive: true, force: true });
     }
-  }, 30_000);
+  }, 90_000);
 
   it("Should exit 1 with the message when run on a bad or unreadable file, among others or alone, and 0 on the project's own wrangler.toml", () => {
     const run = (files: string[] = [], env: Record<string, string> = {}) => {
@@ -143,7 +143,7 @@ describe("check-config", () => {
     }
     expect(run(["does-not-exist.toml"])).toEqual({ code: 1, out: "does-not-exist.toml: cannot read (ENOENT)\n" });
     expect(execFileSync("npx", ["tsx", "scripts/check-config.ts", "--help"], { encoding: "utf8" })).toMatch(/^usage: npm run check-config/);
-  }, 30_000);
+  }, 90_000);
 
   it("Should still check the file when the script is reached through a symlink, not exit 0 having run nothing", () => {
     const linked = mkdtempSync(join(tmpdir(), "ratewall-check-link-"));
@@ -164,5 +164,5 @@ describe("check-config", () => {
     } finally {
       rmSync(linked, { recursive: true, force: true });
     }
-  }, 30_000);
+  }, 90_000);
 });

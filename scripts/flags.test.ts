@@ -23,5 +23,5 @@ describe("the bench tools' numeric flags", () => {
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain("Unknown option '--round'");
     expect(unknown.stderr).not.toContain("    at ");
-  }, 30_000);
+  }, 90_000);
 });

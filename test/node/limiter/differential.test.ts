@@ -33,7 +33,9 @@ async function runBoth(rules: Rule[], requests: { client: string; gapMs: number;
   }
 }
 
-describe("Lua on Redis and the TypeScript model", () => {
+// Each property sends up to 2,400 requests one after the other through the shim: seconds on a busy
+// machine, past Vitest's default 5 s.
+describe("Lua on Redis and the TypeScript model", { timeout: 60_000 }, () => {
   for (const algorithm of ALGORITHMS) {
     it(`Should give identical decisions for ${algorithm} on random traces of (client, time, cost)`, async () => {
       await fc.assert(
