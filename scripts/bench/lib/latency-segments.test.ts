@@ -24,24 +24,31 @@ function request(worker: number, start: number, step: number): string[] {
   });
 }
 
+/** The capture's lines cut into each Worker's request timelines, as the trace reads them. */
+function timelinesOf(lines: string[]) {
+  return timelines(
+    lines.map(parsePacket).filter((p) => p !== undefined),
+    ports,
+  );
+}
+
 describe("latency segments from a loopback capture", () => {
-  it("Should read a data packet's time, ports and length, and skip a pure ACK", () => {
-    expect(parsePacket("1764770000.000100 IP 127.0.0.1.40000 > 127.0.0.1.8787: Flags [P.], seq 1:80, ack 1, win 512, length 79")).toEqual({
-      at: 1764770000.0001,
-      from: 40000,
-      to: 8787,
-      bytes: 79,
-    });
+  it("Should read a data packet's time, ports and length, over IPv4 or IPv6 loopback, and skip a pure ACK", () => {
+    for (const hosts of ["IP 127.0.0.1.40000 > 127.0.0.1.8787", "IP6 ::1.40000 > ::1.8787"]) {
+      expect(parsePacket(`1764770000.000100 ${hosts}: Flags [P.], seq 1:80, ack 1, win 512, length 79`)).toEqual({
+        at: 1764770000.0001,
+        from: 40000,
+        to: 8787,
+        bytes: 79,
+      });
+    }
     expect(parsePacket("1764770000.000100 IP 127.0.0.1.8787 > 127.0.0.1.40000: Flags [.], ack 80, win 512, length 0")).toBeUndefined();
     expect(parsePacket("reading from file -, link-type EN10MB (Ethernet)")).toBeUndefined();
   });
 
   it("Should cut sequential requests into one timeline each, per Worker, and give each segment's median", () => {
     const lines = [...request(ports.workers.floor, 100, 10), ...request(ports.workers.ratewall, 101, 20), ...request(ports.workers.floor, 102, 30)];
-    const byWorker = timelines(
-      lines.map(parsePacket).filter((p) => p !== undefined),
-      ports,
-    );
+    const byWorker = timelinesOf(lines);
     expect(byWorker.get("floor")).toHaveLength(2);
     expect(byWorker.get("ratewall")).toHaveLength(1);
     const ratewall = medianSegments(byWorker.get("ratewall")!);
@@ -57,10 +64,7 @@ describe("latency segments from a loopback capture", () => {
       const packet = parsePacket(line);
       return packet === undefined ? [line] : [line, line.replace(/^\S+/, (packet.at + 1e-6).toFixed(6))];
     });
-    const byWorker = timelines(
-      lines.map(parsePacket).filter((p) => p !== undefined),
-      ports,
-    );
+    const byWorker = timelinesOf(lines);
     expect(byWorker.get("floor")).toHaveLength(1);
     const floor = medianSegments(byWorker.get("floor")!);
     expect(floor["Worker, before the Redis call"]).toBeCloseTo(10, 3);
@@ -74,29 +78,14 @@ describe("latency segments from a loopback capture", () => {
       ...request(ports.workers.floor, 101, 20).filter((line) => !line.includes(`.${ports.shim}`) && !line.includes(`.${ports.redis}`)),
       ...request(ports.workers.floor, 102, 30),
     ];
-    const requests = timelines(
-      lines.map(parsePacket).filter((p) => p !== undefined),
-      ports,
-    ).get("floor")!;
+    const requests = timelinesOf(lines).get("floor")!;
     expect(requests).toHaveLength(3);
     expect(medianSegments(requests)["Worker, between the reply and the origin"]).toBeCloseTo((10 + 30) / 2, 3);
   });
 
-  it("Should read an IPv6 packet on loopback as it reads an IPv4 one", () => {
-    expect(parsePacket("1764770000.000100 IP6 ::1.40000 > ::1.8787: Flags [P.], seq 1:80, ack 1, win 512, length 79")).toEqual({
-      at: 1764770000.0001,
-      from: 40000,
-      to: 8787,
-      bytes: 79,
-    });
-  });
-
   it("Should leave a hop a Worker never made out of its segments", () => {
     const lines = request(ports.workers.floor, 100, 10).filter((line) => !line.includes(`.${ports.redis}`));
-    const [only] = timelines(
-      lines.map(parsePacket).filter((p) => p !== undefined),
-      ports,
-    ).get("floor")!;
+    const [only] = timelinesOf(lines).get("floor")!;
     expect(only!.toRedis).toBeUndefined();
     expect(medianSegments([only!]).Redis).toBeNaN();
   });
