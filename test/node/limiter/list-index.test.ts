@@ -108,6 +108,27 @@ describe("the index of dynamic list entries", () => {
     expect(await entries.deleteList("10.0.0.4", "deny")).toBe(true);
     expect(await entries.listEntries(undefined, 10)).toEqual({ entries: [], next: null });
   });
+
+  it("Should skip entries that expired between two pages, after the cursor as well as before it", async () => {
+    const { before: entries } = setup();
+    // Times long enough for the first page to be read before any expires, on a loaded machine.
+    await entries.setList("10.0.0.5", "deny", 1_000);
+    await entries.setList("10.0.0.6", "deny", 1_200);
+    await entries.setList("10.0.0.7", "deny", 60_000);
+    const first = await entries.listEntries(undefined, 1);
+    expect(first.entries).toMatchObject([{ client: "10.0.0.5" }]);
+    await sleep(1_500);
+    expect((await entries.listEntries(first.next!, 10)).entries).toMatchObject([{ client: "10.0.0.7" }]);
+    expect((await entries.listEntries(undefined, 10)).entries).toMatchObject([{ client: "10.0.0.7" }]);
+  });
+
+  it("Should drop expired entries from the index at the next write, so that it does not grow with entries long gone", async () => {
+    const { prefix, before: entries } = setup();
+    await entries.setList("10.0.0.8", "deny", 30);
+    await sleep(60);
+    await entries.setList("10.0.0.9", "allow");
+    expect(await h.redis.zrange(`${prefix}:list-index`, 0, -1)).toEqual(["allow:10.0.0.9"]);
+  });
 });
 
 describe("copying entries to a multi-key route added after they were written", () => {

@@ -108,6 +108,11 @@ describe("list entries on a route whose rules count different clients", () => {
     const forever = await decide("10.0.0.6", "key:forever");
     expect(forever).toMatchObject({ allowed: false, reason: "deny-list" });
     expect(forever.retryAfter).toBeUndefined();
+    // And when it is read first, a timed denial read after it does not shorten it.
+    await list("10.0.0.5", "deny");
+    const foreverFirst = await decide("10.0.0.5", "key:x");
+    expect(foreverFirst).toMatchObject({ allowed: false, reason: "deny-list" });
+    expect(foreverFirst.retryAfter).toBeUndefined();
   });
 
   it("Should write the client's own entry, the route's copy and the index, record the route, and remove all but the record", async () => {

@@ -49,6 +49,17 @@ describe("Tiers on Redis: the client's tier is read in the same script call", ()
     expect(await limiter.limit(request("c"))).toMatchObject({ tier: "free" });
   });
 
+  it("Should pick a stored tier listed before the default tier, and the default for an unknown one", async () => {
+    const prefix = h.prefix();
+    const reordered: TieredRules = { tiers: { pro: tiers.tiers.pro!, free: tiers.tiers.free! }, defaultTier: "free" };
+    const limiter = createLimiter(reordered, { runner: h.runner, prefix });
+    const entries = createClientEntries(h.runner, prefix);
+    await entries.setTier("p", "pro");
+    await entries.setTier("q", "gold");
+    expect(await limiter.limit(request("p"))).toMatchObject({ tier: "pro" });
+    expect(await limiter.limit(request("q"))).toMatchObject({ tier: "free" });
+  });
+
   it("Should decide a policy of one tier with one rule by its tier's rule and lists, even a tier named like a list verdict", async () => {
     const prefix = h.prefix();
     const limiter = createLimiter({ tiers: { allow: [hourly(2)] }, defaultTier: "allow" }, { runner: h.runner, prefix });
@@ -94,6 +105,19 @@ describe("Dynamic lists on Redis: the client's entry is read in the same script 
     const status = await limiter.status(request("f"));
     expect(status).toMatchObject({ allowed: false, reason: "deny-list", rules: [{ remaining: 1 }] });
     expect(status.retryAt).toBeUndefined();
+  });
+});
+
+describe("Dynamic list entries replaced", () => {
+  it("Should make a timed entry permanent when it is set again without a TTL", async () => {
+    const limiter = h.limiter([hourly(10)]);
+    const entries = createClientEntries(h.runner, limiter.prefix);
+    await entries.setList("p", "deny", 30_000);
+    expect(await entries.setList("p", "deny")).toBe("deny");
+    expect(await h.redis.pttl(`${limiter.prefix}:list:{p}`)).toBe(-1);
+    const denied = await limiter.limit(request("p"));
+    expect(denied).toMatchObject({ allowed: false, reason: "deny-list" });
+    expect(denied.retryAfter).toBeUndefined();
   });
 });
 

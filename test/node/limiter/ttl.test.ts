@@ -36,6 +36,20 @@ describe("TTL hygiene", () => {
     });
   }
 
+  // A key that expires before the decision's resetAt would forget requests the client was told still count.
+  for (const algorithm of ALGORITHMS) {
+    it(`Should keep a ${algorithm} key until the decision's reset, plus most of the grace for a lagging clock`, async () => {
+      const limiter = h.limiter([smallRule(algorithm)]);
+      const now = T0 + 250;
+      const decision = await limiter.limit({ client: "grace", scope: "ttl", now });
+      const keys = await h.keys(limiter.prefix);
+      expect(keys.length).toBeGreaterThan(0);
+      // A quarter of the grace is room for the real time the test itself takes.
+      const least = decision.rules[0]!.resetAt - now + (3 * TTL_GRACE_MS) / 4;
+      for (const key of keys) expect(await h.redis.pttl(key), key).toBeGreaterThanOrEqual(least);
+    });
+  }
+
   it("Should let every key expire once its windows have passed (50 ms windows, real clock)", async () => {
     const rules = ALGORITHMS.map((algorithm) => smallRule(algorithm, { name: algorithm, windowMs: 50 }));
     const prefix = await exercise(rules, () => Date.now());
