@@ -35,6 +35,11 @@ export async function runScript(runner: ScriptRunner, script: LimiterScript, key
  */
 function isNoScript(error: unknown): boolean {
   if (error instanceof RedisRestError) return error.kind === "reply" && error.detail.startsWith("NOSCRIPT");
-  // Another runner (ioredis's ReplyError, a recorder): its message is Redis's reply as is.
-  return error instanceof Error && error.message.startsWith("NOSCRIPT");
+  // Another runner: its message is Redis's reply as is (ioredis's ReplyError, @upstash/redis's
+  // `UpstashError` for a lone command), or the reply after @upstash/redis's prefix for a command it
+  // sent in an auto-pipeline, its default.
+  return error instanceof Error && (error.message.startsWith("NOSCRIPT") || error.message.startsWith(PIPELINED_NOSCRIPT));
 }
+
+/** How @upstash/redis words Redis's NOSCRIPT reply to a command of an auto-pipeline. */
+const PIPELINED_NOSCRIPT = "Command failed: NOSCRIPT";
