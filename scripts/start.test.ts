@@ -63,15 +63,23 @@ afterEach(async () => {
   }
 });
 
-/** `npm start` (tsx scripts/start.ts) in the project copy, with `env` on top of this environment without the Worker's variables (Vitest sets MODE). */
-function start(env: Record<string, string>, args: string[] = []): Started {
+/**
+ * `npm start`'s script (package.json: `node --import tsx scripts/start.ts`) in the project copy,
+ * with `env` on top of this environment without the Worker's variables (Vitest sets MODE). With
+ * `npm`, through `npm start` itself, in a process group of its own, as a terminal runs it.
+ */
+function start(env: Record<string, string>, args: string[] = [], { npm = false } = {}): Started {
   const tmp = mkdtempSync(join(tmpdir(), "ratewall-start-tmp-"));
   const record = join(project, `wrangler-${startedHere.length}-${Date.now()}.json`);
   const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !WORKER_VARIABLES.includes(name) && name !== "RATEWALL_REDIS_URL"));
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", ...args], {
+  const [command, commandArgs] = npm
+    ? ["npm", ["start", "--silent", ...(args.length ? ["--", ...args] : [])]]
+    : [process.execPath, ["--import", "tsx", "scripts/start.ts", ...args]];
+  const child = spawn(command, commandArgs, {
     cwd: project,
     env: { ...clean, TMPDIR: tmp, FAKE_WRANGLER_RECORD: record, ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    detached: npm,
   });
   let [stdout, stderr] = ["", ""];
   child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -180,6 +188,22 @@ describe("npm start", () => {
     },
     60_000,
   );
+
+  it("Should stop every process and remove its files on Ctrl-C, which signals npm and the script together, even while the script's event loop is busy", async () => {
+    // A wrapper process that kills a child slow to acknowledge a signal (tsx's command line does,
+    // after 30 ms) would cut the cleanup short and leave the secrets file: turns of 200 ms make the
+    // script that slow, where a terminal's output or a loaded machine can.
+    const busy = join(project, "busy-event-loop.mjs");
+    writeFileSync(busy, 'if (process.argv[1]?.endsWith("start.ts")) setInterval(() => { const t = Date.now(); while (Date.now() - t < 200); }, 0).unref();\n');
+    const started = start({ PORT: String(await freePort()), NODE_OPTIONS: `--import ${busy}` }, [], { npm: true });
+    await untilReady(started);
+    const { pid, childPid } = wranglerRecord(started);
+    expect(leftBehind(started)).toEqual([expect.stringMatching(/^ratewall-redis-/), expect.stringMatching(/^ratewall-start-/)]);
+    process.kill(-started.child.pid!, "SIGINT");
+    await started.exited;
+    expect(leftBehind(started)).toEqual([]);
+    expect({ wrangler: running(pid), workerd: running(childPid) }).toEqual({ wrangler: false, workerd: false });
+  }, 90_000);
 
   it("Should stop everything and exit 1 when its redis-server exits, rather than let the Worker forward every request unlimited", async () => {
     const started = start({ PORT: String(await freePort()) });
