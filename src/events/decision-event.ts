@@ -14,7 +14,8 @@ export const OUTCOMES = ["allowed", "refused", "shadow-refused", "block-cache", 
  * - `shadow-refused`: Redis refused it but shadow mode let it through.
  * - `failed-open` / `failed-closed`: the Redis call failed, and `FAILURE_MODE` decided.
  * - `unlimited`: the route counts nothing.
- * - `denied` / `allow-listed`: a static deny or allow list decided, without Redis.
+ * - `denied` / `allow-listed`: a deny or allow list decided: a static one, without Redis, or an
+ *   operator's entry, read in the decision's script call (a denial also from the block cache).
  */
 export type Outcome = (typeof OUTCOMES)[number];
 
