@@ -239,10 +239,11 @@ describe("the admin CLI's layout helpers", () => {
     ).toEqual(["client       list   expires in", "203.0.113.7  deny   10 min", "key:5d1c     allow  never"]);
   });
 
-  it("Should say how many copies were written, and that none are needed without a multi-key route", () => {
+  it("Should say how many copies were written, that none are needed without a multi-key route, and that there was nothing to copy", () => {
     expect(formatCopy({ routes: [], entries: 0, copied: 0, next: null })).toBe("no route counts several keys: entries need no copies");
     expect(formatCopy({ routes: ["api", "v2"], entries: 1, copied: 0, next: null })).toBe(
       "wrote 0 copies of 1 entry to routes api, v2 (every copy was there already)",
     );
+    expect(formatCopy({ routes: ["api"], entries: 0, copied: 0, next: null })).toBe("no client is on the deny or allow list: nothing to copy");
   });
 });

@@ -143,6 +143,7 @@ export function formatLists(entries: ListsAnswer["entries"]): string {
  */
 export function formatCopy(answer: CopyAnswer): string {
   if (answer.routes.length === 0) return "no route counts several keys: entries need no copies";
+  if (answer.entries === 0) return "no client is on the deny or allow list: nothing to copy";
   const routes = `${answer.routes.length === 1 ? "route" : "routes"} ${answer.routes.join(", ")}`;
   const rest =
     answer.copied === 0 ? " (every copy was there already)" : answer.copied < answer.entries * answer.routes.length ? " (the rest were there already)" : "";
