@@ -19,9 +19,9 @@ async function at(limiter: Limiter, ms: number, cost = 1) {
 /** Sends one request per step (ms after T0) and returns what each decision said. */
 async function run(limiter: Limiter, steps: number[]) {
   const seen: { at: number; allowed: boolean; retryAt?: number }[] = [];
-  for (const at of steps) {
-    const decision = await limiter.limit({ client: "edge", scope: "", now: T0 + at });
-    seen.push({ at, allowed: decision.allowed, ...(decision.retryAt === undefined ? {} : { retryAt: decision.retryAt - T0 }) });
+  for (const ms of steps) {
+    const { allowed, retryAt } = await at(limiter, ms);
+    seen.push({ at: ms, allowed, ...(retryAt === undefined ? {} : { retryAt }) });
   }
   return seen;
 }

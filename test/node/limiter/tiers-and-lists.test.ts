@@ -15,6 +15,8 @@ const tiers: TieredRules = {
   tiers: { free: [hourly(2)], pro: [hourly(5), { name: "second", algorithm: "token-bucket", limit: 3, windowMs: 1_000 }] },
   defaultTier: "free",
 };
+/** The same tiers with the default listed last, after the tier a client may be on. */
+const reordered: TieredRules = { tiers: { pro: tiers.tiers.pro!, free: tiers.tiers.free! }, defaultTier: "free" };
 const request = (client: string, now = T0) => ({ client, scope: "api", now });
 
 /** Sends `n` requests at T0 and tells which were admitted. */
@@ -51,7 +53,6 @@ describe("Tiers on Redis: the client's tier is read in the same script call", ()
 
   it("Should pick a stored tier listed before the default tier, and the default for an unknown one", async () => {
     const prefix = h.prefix();
-    const reordered: TieredRules = { tiers: { pro: tiers.tiers.pro!, free: tiers.tiers.free! }, defaultTier: "free" };
     const limiter = createLimiter(reordered, { runner: h.runner, prefix });
     const entries = createClientEntries(h.runner, prefix);
     await entries.setTier("p", "pro");
@@ -106,9 +107,7 @@ describe("Dynamic lists on Redis: the client's entry is read in the same script 
     expect(status).toMatchObject({ allowed: false, reason: "deny-list", rules: [{ remaining: 1 }] });
     expect(status.retryAt).toBeUndefined();
   });
-});
 
-describe("Dynamic list entries replaced", () => {
   it("Should make a timed entry permanent when it is set again without a TTL", async () => {
     const limiter = h.limiter([hourly(10)]);
     const entries = createClientEntries(h.runner, limiter.prefix);
@@ -125,7 +124,6 @@ describe("Tiers and lists in memory", () => {
   it("Should fall back to the default tier for a stored tier that no longer exists, as the Lua does, whichever tier comes first", async () => {
     const prefix = h.prefix();
     const store = new ModelStore();
-    const reordered: TieredRules = { tiers: { pro: tiers.tiers.pro!, free: tiers.tiers.free! }, defaultTier: "free" };
     const redis = createLimiter(reordered, { runner: h.runner, prefix });
     const memory = createMemoryLimiter(reordered, { prefix, store });
     await createClientEntries(h.runner, prefix).setTier("c", "gold");

@@ -1,23 +1,21 @@
 import { Redis } from "@upstash/redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedisServer, type RedisServer } from "../../../scripts/local/redis-server.ts";
-import { startShim, type Shim } from "../../../scripts/upstash-shim/index.ts";
 import { createLimiter } from "../../../src/limiter/index.ts";
 import type { Limiter } from "../../../src/limiter/types.ts";
-import { T0 } from "./harness.ts";
+import { startHarness, T0, TOKEN, type Harness } from "./harness.ts";
 import { smallRule } from "./rules.ts";
 
 // A Redis of this file's own, so that no other file has loaded the scripts: the first decision
 // meets NOSCRIPT, as on a new database or after a restart.
-const TOKEN = "upstash-client-runner-token";
 let redis: RedisServer;
-let shim: Shim;
+let h: Harness;
 beforeAll(async () => {
   redis = await startRedisServer();
-  shim = await startShim({ redisUrl: redis.url, token: TOKEN, port: 0 });
+  h = await startHarness({ redisUrl: redis.url });
 });
 afterAll(async () => {
-  await shim?.close();
+  await h?.close();
   await redis?.stop();
 });
 
@@ -32,9 +30,9 @@ describe("@upstash/redis's own client as the limiter's runner", () => {
   // retries: 0, as README says: the client's default replays a lost answer, which counts twice.
   for (const enableAutoPipelining of [true, false]) {
     it(`Should load the script on NOSCRIPT and decide, with auto-pipelining ${enableAutoPipelining ? "on (its default)" : "off"}`, async () => {
-      const runner = new Redis({ url: shim.url, token: TOKEN, enableAutoPipelining, retry: { retries: 0 } });
+      const runner = new Redis({ url: h.shim.url, token: TOKEN, enableAutoPipelining, retry: { retries: 0 } });
       await runner.scriptFlush();
-      const limiter = createLimiter([smallRule("sliding-log", { limit: 2 })], { runner, prefix: `pipelining-${enableAutoPipelining}` });
+      const limiter = createLimiter([smallRule("sliding-log", { limit: 2 })], { runner, prefix: h.prefix() });
       expect(await admitted(limiter)).toEqual([true, true, false]);
     });
   }
