@@ -96,9 +96,13 @@ export interface ShimHandler {
 const ALLOWED_METHODS = new Set(["HEAD", "GET", "POST", "PUT"]);
 /** The `Allow` and `Access-Control-Allow-Methods` value, built once. */
 export const ALLOW = [...ALLOWED_METHODS].join(", ");
-/** The headers clients set (§11.1): @upstash/redis sends its telemetry unless told not to. */
+/**
+ * The headers clients set (§11.1): @upstash/redis sends its telemetry unless told not to, and sets
+ * `Cache-Control` itself on a subscription (§11.7), which no browser sends without a preflight.
+ */
 const ALLOW_HEADERS = [
   "authorization",
+  "cache-control",
   "content-type",
   "upstash-encoding",
   "upstash-sync-token",

@@ -337,6 +337,32 @@ describe("headers and instrumentation", () => {
     expect(asked.filter((name) => !allowed.includes(name))).toEqual([]);
   });
 
+  it("Should allow in a preflight every header @upstash/redis sets on a subscription, so that a browser lets it out (§11.7, §14)", async () => {
+    // The headers the client itself sets (what a browser lists in Access-Control-Request-Headers),
+    // read from fetch's arguments rather than from the wire, where Node adds its own.
+    const set: string[][] = [];
+    const stub = vi.spyOn(globalThis, "fetch").mockImplementation(async (_url, init) => {
+      set.push([...new Headers(init?.headers).keys()]);
+      return new Response("data: subscribe,c,1\n\n", { headers: { "content-type": "text/event-stream" } });
+    });
+    try {
+      const subscriber = new Redis({ url: shim.url, token: TOKEN, enableTelemetry: false }).subscribe([`chan-${randomUUID()}`]);
+      await vi.waitFor(() => expect(set).toHaveLength(1));
+      await subscriber.unsubscribe();
+    } finally {
+      stub.mockRestore();
+    }
+    // Fetch standard: Accept is CORS-safelisted and Connection a forbidden header; neither is asked.
+    const asked = set[0]!.filter((name) => name !== "accept" && name !== "connection");
+    const res = await fetch(`${shim.url}/subscribe/c`, {
+      method: "OPTIONS",
+      headers: { origin: "http://app.example", "access-control-request-method": "POST", "access-control-request-headers": asked.join(",") },
+    });
+    const allowed = (res.headers.get("access-control-allow-headers") ?? "").split(/\s*,\s*/);
+    expect(asked).toContain("cache-control");
+    expect(asked.filter((name) => !allowed.includes(name))).toEqual([]);
+  });
+
   it("Should count requests and body bytes in both directions", async () => {
     shim.stats.reset();
     await call("/", { body: '["PING"]' });
