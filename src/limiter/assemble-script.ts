@@ -50,11 +50,13 @@ local ALGORITHMS = {}
 local TTL_GRACE_MS = ${TTL_GRACE_MS} -- added to every TTL: tolerates Workers' clocks lagging, ms
 `;
 
-/** Reads the client's list entries, the first `lists` KEYS, into `listed` and `list_ttl`. */
+/**
+ * Reads the client's list entries, the first `lists` KEYS, into `listed` and `list_ttl`: one entry
+ * per distinct client of the request (one when every rule counts the same client). Deny on any
+ * beats allow on any; of several entries of the deciding kind, the longest TTL counts (-1: one
+ * never expires).
+ */
 const readLists = `
--- The list entries open KEYS, one per distinct client of the request (one when every rule counts
--- the same client). Deny on any beats allow on any; of several entries of the deciding kind, the
--- longest TTL counts (-1: one never expires).
 local listed = false -- "allow", "deny", or false
 local list_ttl = 0 -- ms; -1 when the entry never expires
 for i = 1, lists do
@@ -93,12 +95,17 @@ check.charge()
 return { 1, 1, 0, 1, math.max(check.charged_remaining, 0), check.charged_reset_at, 0 }
 `;
 
+/**
+ * The general main part's checks: walks every group (their keys come in order, after the list
+ * entries and the tier), reads the list entries, picks the client's tier (else the default), and
+ * defines `check_group`, which checks one group's rules, and `uncharged`, which adds a check's
+ * outcome to the reply without charging it.
+ */
 const checkEveryRule = `
 local now = tonumber(ARGV[1]) -- ms since the epoch, from the Worker's clock
 local cost = tonumber(ARGV[2]) -- units this request costs, integer >= 1
 local default_tier = ARGV[3] -- "" when the route has no tiers
 
--- Walk every group (their keys come in order, after the list entries and the tier).
 local groups = {}
 local rule_keys = 0 -- how many KEYS the rules take
 local arg_at = 4
@@ -112,7 +119,6 @@ end
 local tiered = default_tier ~= "" and 1 or 0
 local lists = #KEYS - rule_keys - tiered
 ${readLists}
--- Pick the client's tier, else the default.
 local tier = default_tier
 if tiered == 1 then tier = redis.call("GET", KEYS[lists + 1]) or default_tier end
 local chosen = 1
@@ -150,8 +156,8 @@ local function uncharged(reply, check)
 end
 `;
 
+/** Decides and charges: a listed client by its entry alone (nothing read or charged), anyone else by its group's rules, all or nothing. */
 const decideTail = `
--- A listed client is decided by its entry alone: nothing is read or charged.
 if listed == "deny" then return { 2, chosen, list_ttl } end
 if listed == "allow" then return { 3, chosen, list_ttl } end
 local checks, allowed = check_group(groups[chosen])

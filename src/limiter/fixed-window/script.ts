@@ -31,4 +31,4 @@ end }
 /** The single-rule fixed-window script. */
 export const source = assembleOneRuleScript(lua);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "d3d95e2bd4a1ac920e861f1d78896c6af77348a8";
+export const sha1 = "17849262e03b9e05989ecfe21685680db245ab30";

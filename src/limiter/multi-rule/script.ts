@@ -13,4 +13,4 @@ import { lua as tokenBucket } from "../token-bucket/script.ts";
 /** Every algorithm, dispatched per rule on its tag (ARGV). */
 export const source = assembleScript([fixedWindow, slidingLog, slidingWindow, slidingWindowApprox, tokenBucket]);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "e1d3f05b54162022f8e9dab233c39e37371f0553";
+export const sha1 = "d796775b0a928424d080479c26b57b9387fd32f2";

@@ -41,4 +41,4 @@ end }
 /** The single-rule sliding-log script. */
 export const source = assembleOneRuleScript(lua);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "c5b4b8ba34b3efe0e8c9299d0a4cfe69356868ac";
+export const sha1 = "31ebc51b63c8b46524171155c6a2f0a2665e53df";

@@ -46,4 +46,4 @@ end }
 /** The single-rule sliding-window-approx script. */
 export const source = assembleOneRuleScript(lua);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "22033110e4f821d5551424f7eae281ce4d7d0f98";
+export const sha1 = "cf9914e4dd572420e19ba03c033222be4a00542d";

@@ -145,4 +145,4 @@ end }
 /** The single-rule sliding-window script. */
 export const source = assembleOneRuleScript(lua);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "17238e81b0afe3915daf1b0298bc8f6a09e93e11";
+export const sha1 = "848624c6f460c33dc9260f3fe0314cd9766c4b40";
