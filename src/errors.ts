@@ -45,14 +45,14 @@ const ORIGIN_FAILURE = {
   network: "could not be reached",
   none: "is the Worker itself: set ORIGIN_URL (a workers.dev URL has no origin behind it)",
   loop: "is the Worker itself: the request it forwarded came back to it; set ORIGIN_URL",
-  interim: "sent only an interim (1xx) response, such as 103 Early Hints",
+  interim: "began its answer with an interim (1xx) response, such as 103 Early Hints, which cannot be passed on",
   outside: "would be asked for a path above its own",
 } as const;
 
 /**
  * The origin could not be reached, did not answer in time, or there is none (`kind: "none"`, or
- * `"loop"` when a forwarded request came back to the Worker); or it sent only an interim answer
- * (`"interim"`); or the request's path would climb above the origin's own (`"outside"`, the
+ * `"loop"` when a forwarded request came back to the Worker); or its answer began with an
+ * interim one (`"interim"`); or the request's path would climb above the origin's own (`"outside"`, the
  * client's doing: answered 400, not 502).
  */
 export class OriginError extends Error {

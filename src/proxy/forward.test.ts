@@ -134,6 +134,64 @@ describe("forwardToOrigin, an origin with a path prefix", () => {
     ]);
   });
 
+  // Two common origins under "/base": one that, as Next.js with basePath "/base", redirects "/base/"
+  // to "/base"; one that, as Django's APPEND_SLASH or nginx's directory index, redirects "/base" to
+  // "/base/". Both serve every other URL.
+  const slashRedirects = {
+    "drops the slash": (pathname: string) => (pathname.length > 1 && pathname.endsWith("/") ? pathname.slice(0, -1) : undefined),
+    "adds the slash": (pathname: string) => (pathname.endsWith("/") ? undefined : `${pathname}/`),
+  };
+  const slashOrigin = (redirectFor: (pathname: string) => string | undefined) => {
+    const asked: string[] = [];
+    const fetch = async (request: Request) => {
+      const { pathname, search } = new URL(request.url);
+      asked.push(`${request.method} ${pathname}${search}`);
+      const to = redirectFor(pathname);
+      return to === undefined ? new Response(`page ${pathname}`) : new Response(null, { status: 308, headers: { location: `${to}${search}` } });
+    };
+    return { asked, fetch: fetch as typeof globalThis.fetch };
+  };
+
+  it.each(Object.keys(slashRedirects).flatMap((kind) => ["http://internal.test/base", "http://internal.test/base/"].map((origin) => [kind, origin])))(
+    "Should serve the client's root from an origin that %s at its prefix's root (ORIGIN_URL %s), never a redirect back to the root",
+    async (kind, origin) => {
+      for (const path of ["/", "/?tab=1"]) {
+        const fake = slashOrigin(slashRedirects[kind as keyof typeof slashRedirects]);
+        const res = await forwardToOrigin(new Request(`https://api.example.com${path}`), { origin, timeoutMs: 1000, fetch: fake.fetch });
+        expect([res.status, await res.text()], path).toEqual([200, kind === "drops the slash" ? "page /base" : "page /base/"]);
+      }
+    },
+  );
+
+  it("Should pass on every other redirect of the prefix's root, and one of a request with a body, which could not be sent twice", async () => {
+    const fake = slashOrigin(slashRedirects["drops the slash"]);
+    const post = await forwardToOrigin(new Request("https://api.example.com/", { method: "POST", body: "a=1" }), {
+      origin: "http://internal.test/base",
+      timeoutMs: 1000,
+      fetch: fake.fetch,
+    });
+    const docs = await forwardToOrigin(new Request("https://api.example.com/docs/?v=2"), {
+      origin: "http://internal.test/base",
+      timeoutMs: 1000,
+      fetch: fake.fetch,
+    });
+    expect([post.status, post.headers.get("location"), docs.status, docs.headers.get("location")]).toEqual([308, "/", 308, "/docs?v=2"]);
+    expect(fake.asked).toEqual(["POST /base/", "GET /base/docs/?v=2"]);
+    // From elsewhere to the prefix's root; no redirect; to another page; to another host's "/base"; one the URL parser refuses.
+    const others: [path: string, status: number, location: string, passedOn: string][] = [
+      ["/old", 301, "/base", "/"],
+      ["/", 201, "/base", "/"],
+      ["/", 302, "/base/login", "/login"],
+      ["/", 302, "https://elsewhere.test/base", "https://elsewhere.test/base"],
+      ["/?odd", 302, "http://[", "http://["],
+    ];
+    for (const [path, status, location, passedOn] of others) {
+      const { seen, fetch } = recordingFetch(() => new Response(null, { status, headers: { location } }));
+      const res = await forwardToOrigin(new Request(`https://api.example.com${path}`), { origin: "http://internal.test/base", timeoutMs: 1000, fetch });
+      expect([res.status, res.headers.get("location"), seen.length], location).toEqual([status, passedOn, 1]);
+    }
+  });
+
   it("Should answer an interim 1xx that the runtime's fetch resolved with (103 Early Hints) with an OriginError naming it, not a network failure", async () => {
     const interim = (async () => ({ status: 103, body: null, headers: new Headers({ link: "</a.css>; rel=preload" }) })) as unknown as typeof fetch;
     const error = await forwardToOrigin(new Request("https://a.test/"), { origin: "http://origin.test", timeoutMs: 1000, fetch: interim }).catch(

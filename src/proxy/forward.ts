@@ -4,7 +4,9 @@
  * streamed) with one copy of the headers each way and one `Request` per call, since this runs on
  * every allowed request. On top of it: the headers named in `Connection` are dropped too (where
  * the runtime shows `Connection` at all: workerd removes it first), internal headers never leave,
- * a path cannot climb above an origin's path prefix, the origin is bounded by a timeout (ky's
+ * a path cannot climb above an origin's path prefix, an origin's redirect of its prefix's root to
+ * the prefix without its slash is followed (the one redirect the client could not follow without
+ * coming back to it), the origin is bounded by a timeout (ky's
  * timeout.ts: an AbortController raced against the call), and failures become an
  * {@link OriginError} that `app.onError` turns into 502 or 504.
  */
@@ -106,7 +108,10 @@ export async function forwardToOrigin(request: Request, options: ForwardOptions)
     const outgoing = new Request(target, init as RequestInit);
     forwardedHeaders(outgoing.headers, url);
     if (mark !== undefined) outgoing.headers.set(FORWARDED_BY, mark);
-    const response = await (options.fetch ?? fetch)(outgoing);
+    const send = options.fetch ?? fetch;
+    let response = await send(outgoing);
+    const bare = base && base.pathname !== "/" && body === null ? redirectToBarePrefix(response, url, base, target) : undefined;
+    if (bare) response = await send(new Request(bare, outgoing));
     // workerd's fetch can resolve with an interim answer (103 Early Hints, RFC 8297), which no
     // Response may carry (200 to 599) and after which it gives no final one. A 101 is the
     // WebSocket handshake's final answer, passed on with its socket.
@@ -216,6 +221,20 @@ function publicLocation(headers: Headers, name: "location" | "content-location",
   const path = `${resolved.pathname.slice(prefix.length) || "/"}${resolved.search}${resolved.hash}`;
   // An absolute-path or scheme-relative reference stays relative: the client resolves it against its own URL.
   headers.set(name, location.startsWith("/") ? path : `${url.origin}${path}`);
+}
+
+/**
+ * The client's root reaches an origin's path prefix with its slash (`/base/`). An origin that
+ * serves its root only without one (Next.js's `basePath`) redirects there, to a URL that no client
+ * URL reaches: pointed back at the client's root ({@link publicLocation}), the client would come
+ * round again for ever. Returns that redirect's target, which the caller follows itself, once, for
+ * a request without a body (a body could not be sent twice); any other answer goes to the client.
+ */
+function redirectToBarePrefix(response: Response, url: UrlParts, base: URL, target: string): string | undefined {
+  const location = response.headers.get("location");
+  if (!location || response.status < 301 || response.status > 308 || !/^\/(\?|$)/.test(url.pathAndQuery) || !URL.canParse(location, target)) return;
+  const to = new URL(location, target);
+  if (to.origin === base.origin && `${to.pathname}/` === base.pathname.replace(/\/?$/, "/")) return to.href;
 }
 
 /** Edits a copy of the client's headers into the origin's; `url` is the request's own. */
