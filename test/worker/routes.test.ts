@@ -90,6 +90,23 @@ describe("routes, end to end", () => {
     expect((await t.request("/export", { ip, method: "POST" })).headers.get("ratelimit-policy")).toBe('"default";q=100;w=60');
   });
 
+  it("Should leave a browser's CORS preflights uncounted with README's route for them, so a browser keeps its whole budget", async () => {
+    const t = testApp({
+      ROUTES: [
+        { pattern: "example.com/*", methods: ["OPTIONS"], unlimited: true, name: "preflight" },
+        { pattern: "example.com/*", rules: "2/1m" },
+      ],
+    });
+    const ip = uniqueIpv4();
+    const preflight = { ip, method: "OPTIONS", headers: { origin: "https://app.test", "access-control-request-method": "PUT" } };
+    const statuses = [];
+    for (let i = 0; i < 3; i++) {
+      expect((await t.request("/items/1", preflight)).headers.get("ratelimit")).toBeNull();
+      statuses.push((await t.request("/items/1", { ip, method: "PUT", body: "{}" })).status);
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+  });
+
   it("Should send each route to its own origin", async () => {
     const t = testApp({ ROUTES: [{ pattern: "*/broken/*", rules: "10/1s", origin: "http://127.0.0.1:1" }] });
     expect((await t.get("/ok", uniqueIpv4())).status).toBe(200);
