@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createBlockCache, secondsLeft } from "./block-cache.ts";
+import { BLOCK_RECHECK_MS, createBlockCache, secondsLeft } from "./block-cache.ts";
 import type { Decision } from "./limiter/types.ts";
 
 const decision: Decision = { allowed: false, rule: "default", rules: [], retryAfter: 10 };
@@ -30,6 +30,16 @@ describe("createBlockCache", () => {
     blocks.set("a", { until: 1_000, recheckAt: 500, decision });
     blocks.delete("a");
     expect(blocks.get("a", 0)).toBeUndefined();
+  });
+
+  it("Should find a line due once per BLOCK_RECHECK_MS for a client, again at once after a delete, and keep as many clients as blocks", () => {
+    const blocks = createBlockCache(2);
+    expect([0, 100, BLOCK_RECHECK_MS - 1, BLOCK_RECHECK_MS].map((now) => blocks.lineDue("a", now))).toEqual([true, false, false, true]);
+    blocks.delete("a");
+    expect(blocks.lineDue("a", BLOCK_RECHECK_MS + 1)).toBe(true);
+    // A third client pushes out the least recent one's line, which is then due again.
+    expect([blocks.lineDue("b", 0), blocks.lineDue("c", 0), blocks.lineDue("a", 1), blocks.lineDue("b", 1)]).toEqual([true, true, true, true]);
+    expect(blocks.lineDue("c", 1)).toBe(true);
   });
 
   it("Should refuse a capacity that is not a positive integer", () => {

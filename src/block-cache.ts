@@ -62,8 +62,15 @@ export interface BlockCache {
   /** The block for `key` if it still holds at `now`; expired entries are dropped. */
   get(key: string, now: number): Block | undefined;
   set(key: string, block: Block): void;
-  /** Forgets `key` (an admin reset, or Redis admitted the client again). */
+  /** Forgets `key` (an admin reset, or Redis admitted the client again), its last line included. */
   delete(key: string): void;
+  /**
+   * Whether a line about a new block of `key` is due at `now`, and if so records it: not within
+   * {@link BLOCK_RECHECK_MS} of the last one. A block ends when its refusal does, which for a token
+   * bucket is the next token, a fraction of a second later; a client flooding it starts block after
+   * block, one flood that is worth one line, not one per token.
+   */
+  lineDue(key: string, now: number): boolean;
   readonly size: number;
 }
 
@@ -79,6 +86,8 @@ export function createBlockCache(capacity: number): BlockCache {
   if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`Block cache capacity must be a positive integer, got ${capacity}`);
   // A Map iterates in insertion order: re-inserting on use makes the first key the least recent.
   const entries = new Map<string, Block>();
+  // When a line was last written per key, bounded as the blocks are.
+  const lines = new Map<string, number>();
   return {
     get(key, now) {
       const block = entries.get(key);
@@ -95,6 +104,15 @@ export function createBlockCache(capacity: number): BlockCache {
     },
     delete(key) {
       entries.delete(key);
+      lines.delete(key);
+    },
+    lineDue(key, now) {
+      const last = lines.get(key);
+      if (last !== undefined && now >= last && now - last < BLOCK_RECHECK_MS) return false;
+      lines.delete(key);
+      lines.set(key, now);
+      if (lines.size > capacity) lines.delete(lines.keys().next().value!);
+      return true;
     },
     get size() {
       return entries.size;

@@ -83,6 +83,30 @@ describe("refusal logs under a flood, end to end", () => {
     expect(statuses.filter((status) => status === 429)).toHaveLength(1_000);
     expect(t.logs.filter((entry) => entry.event === "refusal")).toEqual([expect.objectContaining({ client: ip, route: "default" })]);
   });
+
+  it("Should write one refusal line for 8 s of a flood against a token bucket, whose every block ends with its next token", async () => {
+    // 10/1s: a refusal's block ends 100 ms later, when the next token comes, and the flood starts another.
+    const t = testApp({ RATE_LIMIT: JSON.stringify({ limit: 10, window: "1s", algorithm: "token-bucket" }) });
+    const ip = uniqueIpv4();
+    const statuses: number[] = [];
+    for (let i = 0; i < 400; i++, t.clock.now += 20) statuses.push((await t.get("/", ip)).status);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThan(250);
+    expect(t.logs.filter((entry) => entry.event === "refusal")).toHaveLength(1);
+    // Past 10 s from that line, the same flood is worth one line more.
+    for (let i = 0; i < 150; i++, t.clock.now += 20) await t.get("/", ip);
+    expect(t.logs.filter((entry) => entry.event === "refusal")).toHaveLength(2);
+  });
+
+  it("Should write a refusal line again when a client an operator reset floods again at once", async () => {
+    const ADMIN_TOKEN = "adm1n-t0ken-for-the-refusal-lines-test-0123456789";
+    const t = testApp({ ADMIN_TOKEN, RATE_LIMIT: "1/1m" });
+    const ip = uniqueIpv4();
+    for (let i = 0; i < 3; i++) await t.get("/", ip);
+    const reset = await t.request(`/__ratewall/reset?client=${ip}`, { method: "POST", ip: "192.0.2.1", headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(reset.status).toBe(200);
+    for (let i = 0; i < 3; i++) await t.get("/", ip);
+    expect(t.logs.filter((entry) => entry.event === "refusal")).toHaveLength(2);
+  });
 });
 
 describe("refusal logs when a flood begins, end to end", () => {

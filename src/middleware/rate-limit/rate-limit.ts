@@ -238,7 +238,8 @@ export function rateLimitWith(
 
     /**
      * Keeps the isolate's blocks in line with Redis's answer: each refused client starts (or
-     * continues) a block, logged once when new; a client Redis no longer refuses loses its block
+     * continues) a block, logged when new, at most once per BLOCK_RECHECK_MS (the block cache's
+     * `lineDue`); a client Redis no longer refuses loses its block
      * (reset by an operator, or Redis forgot it). A dynamic deny on a multi-key route names no
      * client, so it is not remembered: the next request asks Redis again.
      *
@@ -257,7 +258,7 @@ export function rateLimitWith(
         const key = blockKey(route.settings.scope, client);
         const known = runtime.blocks.get(key, now) !== undefined;
         runtime.blocks.set(key, blockFor(refusal, now));
-        if (known) continue;
+        if (known || !runtime.blocks.lineDue(key, now)) continue;
         const event = refusal.reason === "deny-list" ? "denied" : enforce ? "refusal" : "shadow-refusal";
         log({ level: "info", event, route: route.name, client, rule: refusal.rule, retryAfter: refusal.retryAfter });
       }
