@@ -127,6 +127,23 @@ describe("identify", () => {
     expect(await identify(new Headers({ authorization: digest }), options)).toEqual({ client: `key:${await sha256Hex(digest)}` });
   });
 
+  it("Should count one Basic credential as one client however its base64 is spelled, since origins decode it leniently, and one strict decoding refuses as no key", async () => {
+    const options = { ...byIp, key: { kind: "header" as const, name: "authorization" } };
+    const address = { "cf-connecting-ip": "203.0.113.7" };
+    // All `user:pass!` to npm basic-auth (Buffer.from(…, "base64")) and Python's base64.b64decode.
+    const canonical = "dXNlcjpwYXNzIQ==";
+    const user = { client: `key:${await sha256Hex(`Basic ${canonical}`)}` };
+    for (const spelling of [canonical, "dXNlcjpwYXNzIQ", "dXNlcjpwYXNzIR==", "dXNlcjpwYXNzIT=="]) {
+      expect(await identify(new Headers({ authorization: `basic ${spelling}` }), options), spelling).toEqual(user);
+    }
+    for (const spelling of ["dXNlcjpwYXNzIQ===", "dXNlcjpwYXNzIQ==.", "dXNl~cjpwYXNzIQ==", "dXNlcjpwYXNzI"]) {
+      expect(await identify(new Headers({ ...address, authorization: `Basic ${spelling}` }), options), spelling).toEqual({
+        client: "203.0.113.7",
+        warning: "missing-key",
+      });
+    }
+  });
+
   const ip = { "cf-connecting-ip": "203.0.113.7" };
   const by = (key: KeySource) => ({ ...byIp, key });
 

@@ -64,8 +64,9 @@ export function asKeyValue(source: KeySource, raw: string): string {
  * `bearer abc` and `Bearer  abc` are one client, as the origin sees one. The scheme is written as
  * most clients send it (`Bearer`, `Basic`: first letter upper case), so that the common spelling
  * hashes as it did before this reading, and entries stored for it still apply. The credentials
- * are kept as sent (a token68 is case-sensitive); a Bearer or Basic one with a space or a comma in
- * it is none, as is a value with `Bearer ` past its start or with a control or non-ASCII character.
+ * are kept as sent (a token68 is case-sensitive), Basic ones re-encoded in canonical base64; a Bearer
+ * or Basic one with a space or a comma in it is none, as is a value with `Bearer ` past its start or
+ * with a control or non-ASCII character.
  * Every other header is kept as sent.
  *
  * @example
@@ -90,7 +91,16 @@ function headerValue(name: string, value: string | null): string | undefined {
   // bearerToken() what follows the last `Bearer ` up to a comma), so no one part of it is the
   // client: it counts as no key, and junk added to a real token is not a new client each time.
   if ((written === "Bearer" || written === "Basic") && SPACE_OR_COMMA.test(credentials)) return undefined;
-  return `${written} ${credentials}`;
+  if (written !== "Basic") return `${written} ${credentials}`;
+  // Origins decode Basic leniently (npm basic-auth's Buffer.from, Python's b64decode): padding
+  // left off or added, other trailing bits, characters outside base64 are one user's spellings.
+  // Read as its canonical base64, a credential is one client; one strict decoding (atob, WHATWG's
+  // forgiving-base64) refuses is none. A canonical one reads as before, so stored entries apply.
+  try {
+    return `Basic ${btoa(atob(credentials))}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** An auth-scheme (a token, RFC 9110 §11.1) and the spaces or tabs that end it (origins that split on whitespace read a tab as one). */
