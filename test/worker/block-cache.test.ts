@@ -51,6 +51,35 @@ describe("the block cache, end to end", () => {
     expect(isolate.logs.filter((entry) => entry.event === "redis-failure")).toHaveLength(1);
   });
 
+  it("Should keep refusing a client another isolate moved to a higher tier from memory, with the old tier's headers, for at most BLOCK_RECHECK_MS", async () => {
+    const ADMIN_TOKEN = "adm1n-t0ken-for-the-block-cache-test-0123456789";
+    const vars = {
+      ADMIN_TOKEN,
+      KEY_PREFIX: uniquePrefix(),
+      TIERS: { free: "2/1m", pro: ["50/1m", "10/1s"] },
+      ROUTES: [{ pattern: "*/api/*", name: "api", tiers: "free" }],
+    };
+    const admin = testApp(vars);
+    const other = testApp(vars);
+    other.clock.now = admin.clock.now;
+    const ip = uniqueIpv4();
+    for (const expected of [200, 200, 429]) expect((await other.get("/api/x", ip)).status).toBe(expected);
+    const set = await admin.request(`/__ratewall/tier?client=${ip}&tier=pro`, {
+      method: "POST",
+      ip: "192.0.2.1",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(set.status).toBe(200);
+    expect((await admin.get("/api/x", ip)).status).toBe(200);
+    const stale = await other.get("/api/x", ip);
+    expect([stale.status, stale.headers.get("ratelimit-policy")]).toEqual([429, '"default";q=2;w=60']);
+    other.clock.now += BLOCK_RECHECK_MS - 1;
+    expect((await other.get("/api/x", ip)).status).toBe(429);
+    other.clock.now += 1;
+    const fresh = await other.get("/api/x", ip);
+    expect([fresh.status, fresh.headers.get("ratelimit-policy")]).toEqual([200, '"50-per-1m";q=50;w=60, "10-per-1s";q=10;w=1']);
+  });
+
   it("Should count down Retry-After from memory, never announcing less than the remaining block", async () => {
     const t = testApp({ RATE_LIMIT: "1/10s" });
     const ip = uniqueIpv4();
