@@ -76,7 +76,7 @@ export function createApp(deps: AppDeps = {}): Hono<AppEnv> {
         error.kind === "none" || error.kind === "loop"
           ? "No origin is configured (ORIGIN_URL)."
           : error.kind === "interim"
-            ? "The origin began its answer with an interim (1xx) response, which cannot be passed on."
+            ? "The origin's answer began with an interim (1xx) response."
             : "The origin could not be reached.",
         accept,
       );

@@ -45,7 +45,7 @@ const ORIGIN_FAILURE = {
   network: "could not be reached",
   none: "is the Worker itself: set ORIGIN_URL (a workers.dev URL has no origin behind it)",
   loop: "is the Worker itself: the request it forwarded came back to it; set ORIGIN_URL",
-  interim: "began its answer with an interim (1xx) response, such as 103 Early Hints, which cannot be passed on",
+  interim: "began its answer with an interim (1xx) response, such as 103 Early Hints",
   outside: "would be asked for a path above its own",
 } as const;
 

@@ -398,6 +398,22 @@ describe("readSettings", () => {
     );
   });
 
+  it("Should refuse beside unlimited every key that shapes what a route counts, which would silently do nothing there", () => {
+    for (const [key, value] of [
+      ["rules", "5/1m"],
+      ["cost", 50],
+      ["count", [401]],
+      ["algorithm", "sliding-log"],
+      ["mode", "shadow"],
+    ] as const) {
+      expect(() => readSettings({ ...base, ROUTES: [{ pattern: "*/health", unlimited: true, [key]: value }] }), key).toThrow(
+        `ROUTES[0].${key}: an unlimited route counts nothing (remove "${key}" or "unlimited")`,
+      );
+    }
+    // Who the route is about still means something there: the admin API reads a key= as its key source does.
+    expect(readSettings({ ...base, ROUTES: [{ pattern: "*/health", unlimited: true, key: "header:x-api-key" }] }).routes[0]).toMatchObject({ unlimited: true });
+  });
+
   it("Should take route, rule and tier names of up to 64 characters and refuse longer ones, since they end up in Redis keys", () => {
     const [long, tooLong] = ["n".repeat(64), "n".repeat(65)];
     const settings = readSettings({

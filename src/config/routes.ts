@@ -117,7 +117,11 @@ function parseRoute(value: unknown, at: At, defaults: RouteDefaults): RouteSetti
   if (typeof compiled === "string") fail(child(at, "pattern"), `invalid pattern ${quote(pattern)}: ${compiled}`);
   const unlimited = raw.unlimited === undefined ? false : readBoolean(raw.unlimited, child(at, "unlimited"));
   const algorithm = raw.algorithm === undefined ? defaults.algorithm : readChoice(raw.algorithm, ALGORITHMS, "algorithm", child(at, "algorithm"));
-  if (unlimited && raw.rules !== undefined) fail(child(at, "rules"), 'an unlimited route has no rules (remove "rules" or "unlimited")');
+  // Each of these shapes what a route counts, and an unlimited route counts nothing: ignored, it
+  // would be a setting that silently does nothing.
+  for (const key of ["rules", "cost", "count", "algorithm", "mode"] as const) {
+    if (unlimited && raw[key] !== undefined) fail(child(at, key), `an unlimited route counts nothing (remove "${key}" or "unlimited")`);
+  }
   if (raw.tiers !== undefined && (unlimited || raw.rules !== undefined))
     fail(child(at, "tiers"), `a route with tiers takes its rules from TIERS (remove "${unlimited ? "unlimited" : "rules"}")`);
   if (!unlimited && raw.rules === undefined && raw.tiers === undefined) fail(at, 'missing key "rules" (or "tiers", or set "unlimited": true)');
