@@ -84,7 +84,9 @@ return redis.call("ZREM", KEYS[1], ARGV[1])
  * member of the last entry read, then how many to read. Replies {`<kind>:<client>`, ms left (-1 for
  * none), expiry score, …} for the unexpired entries after that one in the set's order (score, then
  * member bytewise), the unexpiring last. A position, not an offset: it does not move when entries
- * before it expire or are removed.
+ * before it expire or are removed. The cursor's place is found by a binary search among the
+ * members sharing its score, compared bytewise by `after`, as the set orders them (Lua's `<`
+ * compares by locale).
  */
 export const readIndex = {
   source: `#!lua flags=allow-key-locking
@@ -92,7 +94,6 @@ local t = redis.call("TIME")
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local start = redis.call("ZCOUNT", KEYS[1], "-inf", string.format("%.0f", now))
 if ARGV[1] ~= "" then
-  -- Lua's < compares by locale; the set orders equal scores bytewise.
   local function after(a, b)
     for i = 1, math.min(#a, #b) do
       local x, y = a:byte(i), b:byte(i)
@@ -100,7 +101,6 @@ if ARGV[1] ~= "" then
     end
     return #a > #b
   end
-  -- The first rank past the cursor: a binary search among the members sharing its score.
   local score = ARGV[1] == "inf" and "+inf" or ARGV[1]
   local lo = redis.call("ZCOUNT", KEYS[1], "-inf", "(" .. score)
   local hi = lo + redis.call("ZCOUNT", KEYS[1], score, score)
@@ -121,7 +121,7 @@ end
 return out
 `,
   /** SHA1 of the source, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-  sha1: "e66ac0cc701f5bc7518c65a78eff352152454f17",
+  sha1: "0bb289090c40ad04d886e5ce1be3465ce766bdc2",
 };
 
 /**

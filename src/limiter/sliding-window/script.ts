@@ -28,7 +28,14 @@ export function countBytes(limit: number): number {
   return bytes;
 }
 
-/** Registers `ALGORITHMS.buckets`; KEYS: the client's packed string of buckets. */
+/**
+ * Registers `ALGORITHMS.buckets`; KEYS: the client's packed string of buckets. Of each bucket, the
+ * check counts as in the window (`bucket.counted`) all of its requests while its first is in it,
+ * none once its last has left, and between, all but the first: the others may lie anywhere up to
+ * the last, so they are counted, never too few. A Worker whose clock lags by more than the slots
+ * hold charges the oldest slot's start (`at`). Comments that explain a step live here rather than
+ * in the Lua, whose text, comments included, the Worker's bundle carries.
+ */
 export const lua = `
 ALGORITHMS["buckets"] = { keys = 1, check = function(keys, now, cost, limit, window_ms, burst, buckets)
   local key = keys[1] -- string: head, then one record per slot
@@ -74,8 +81,6 @@ ALGORITHMS["buckets"] = { keys = 1, check = function(keys, now, cost, limit, win
         count = math.floor(packed / 65536), -- requests
       }
       newest = bucket.last
-      -- In the window: all while the first is; none once the last has left; between, all but the
-      -- first (the others may lie anywhere up to the last, so they are counted: never too few).
       if start < bucket.first then bucket.counted = bucket.count
       elseif start < bucket.last then bucket.counted = bucket.count - 1
       else bucket.counted = 0 end
@@ -103,7 +108,6 @@ ALGORITHMS["buckets"] = { keys = 1, check = function(keys, now, cost, limit, win
       if excess <= 0 then retry_ms = bucket.last + window_ms - now break end
     end
   end
-  -- A Worker whose clock lags by more than the slots hold writes at the oldest slot's start.
   local at = math.max(now, (head - slots + 1) * width) -- ms
   local index = math.floor(at / width) -- the bucket charged
   local slot = string.format("%d", index % slots)
@@ -145,4 +149,4 @@ end }
 /** The single-rule sliding-window script. */
 export const source = assembleOneRuleScript(lua);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "848624c6f460c33dc9260f3fe0314cd9766c4b40";
+export const sha1 = "35d1cbf93048fd2ab5fab6bc7ba1369b412f73fe";
