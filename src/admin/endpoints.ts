@@ -6,7 +6,7 @@
 import { problemJson } from "../answers.ts";
 import { blockKey } from "../block-cache.ts";
 import { formatKeySource } from "../config/key-source.ts";
-import { policyWindowMs } from "../headers/rate-limit-headers.ts";
+import { policyWindowMs, requestsOf } from "../headers/rate-limit-headers.ts";
 import { clientPrefixOf } from "../keys/identify.ts";
 import { asKeyValue } from "../keys/sources.ts";
 import { parseIp } from "../keys/ip.ts";
@@ -60,10 +60,11 @@ async function status(runtime: Runtime, query: URLSearchParams): Promise<Respons
           {
             name: rule.name,
             algorithm: rule.algorithm,
-            // As RateLimit-Policy gives it: a token bucket's quota is its burst, refilled in this time.
-            limit: outcome.limit,
-            windowMs: Math.round(policyWindowMs(rule)),
-            remaining: outcome.remaining,
+            // As RateLimit-Policy and RateLimit give them: in requests of the route's cost, and a
+            // token bucket's quota is its burst, refilled in this time.
+            limit: requestsOf(outcome.limit, route.settings.cost),
+            windowMs: Math.round(policyWindowMs(rule, route.settings.cost)),
+            remaining: requestsOf(outcome.remaining, route.settings.cost),
             resetMs: Math.max(0, outcome.resetAt - now),
           },
         ];

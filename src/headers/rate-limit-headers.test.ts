@@ -28,6 +28,17 @@ describe("policyHeader", () => {
     expect(policyHeader([{ name: "b", algorithm: "token-bucket", limit: 2, windowMs: 10_000, burst: 4 }])).toBe('"b";q=4;w=20');
     expect(policyHeader([{ name: "default", algorithm: "fixed-window", limit: 5, windowMs: 500 }])).toBe('"default";q=5;w=1');
   });
+
+  it("Should announce quotas in requests of the route's cost, a token bucket's as the burst's whole requests and the time to refill what they spend", () => {
+    expect(policyHeader(rules, 3)).toBe('"10-per-1s";q=3;w=1, "1000-per-1h";q=16;w=173');
+    expect(rateLimitHeaders(allowed, "", now, "both", 3)).toEqual([
+      ["RateLimit-Policy", ""],
+      ["RateLimit", '"10-per-1s";r=3;t=1, "1000-per-1h";r=2;t=18'],
+      ["X-RateLimit-Limit", "16"],
+      ["X-RateLimit-Remaining", "2"],
+      ["X-RateLimit-Reset", String(Math.ceil((now + 17_200) / 1000))],
+    ]);
+  });
 });
 
 describe("rateLimitHeaders", () => {

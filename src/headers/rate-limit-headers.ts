@@ -17,23 +17,37 @@ import type { Decision, Rule, RuleOutcome } from "../limiter/types.ts";
 export type HeaderList = Array<[string, string]>;
 
 /**
- * The `RateLimit-Policy` value for a route's rules: fixed per route, so built once.
+ * The `RateLimit-Policy` value for a route's rules, quotas in requests of `cost` units
+ * ({@link requestsOf}): fixed per route, so built once.
  *
  * @example
  * policyHeader([{ name: "default", algorithm: "fixed-window", limit: 100, windowMs: 60_000 }]);
  * // '"default";q=100;w=60'
  */
-export function policyHeader(rules: readonly Rule[]): string {
-  return rules.map((rule) => `"${rule.name}";q=${rule.burst ?? rule.limit};w=${seconds(policyWindowMs(rule))}`).join(", ");
+export function policyHeader(rules: readonly Rule[], cost = 1): string {
+  return rules.map((rule) => `"${rule.name}";q=${requestsOf(rule.burst ?? rule.limit, cost)};w=${seconds(policyWindowMs(rule, cost))}`).join(", ");
+}
+
+/**
+ * Units as requests of `cost` units each, which every quota and count in the headers is: the
+ * draft's quota unit is requests unless `qu` says otherwise, and ratewall sends no `qu`, so on a
+ * route whose requests cost 2, `r=1` in units would announce a request that is refused.
+ *
+ * @example
+ * requestsOf(5, 2); // 2
+ */
+export function requestsOf(units: number, cost: number): number {
+  return Math.floor(units / cost);
 }
 
 /**
  * A token bucket's quota is its burst, and its window the time the bucket takes to refill that
  * burst: a client pacing itself at q per w then keeps the rule's rate, as the draft's quota
  * policy means; `q=burst` with the rule's window would announce more than the bucket sustains.
+ * With a `cost`, the burst's whole requests are announced, and the time to refill what they spend.
  */
-export function policyWindowMs(rule: Rule): number {
-  return rule.burst === undefined ? rule.windowMs : (rule.windowMs * rule.burst) / rule.limit;
+export function policyWindowMs(rule: Rule, cost = 1): number {
+  return rule.burst === undefined ? rule.windowMs : (rule.windowMs * requestsOf(rule.burst, cost) * cost) / rule.limit;
 }
 
 /**
@@ -43,14 +57,17 @@ export function policyWindowMs(rule: Rule): number {
  * rateLimitHeaders(decision, policy, Date.now(), "draft");
  * // [["RateLimit-Policy", '"default";q=100;w=60'], ["RateLimit", '"default";r=42;t=18']]
  */
-export function rateLimitHeaders(decision: Decision, policy: string, now: number, style: HeaderStyle): HeaderList {
+export function rateLimitHeaders(decision: Decision, policy: string, now: number, style: HeaderStyle, cost = 1): HeaderList {
   const headers: HeaderList = [];
   const deciding = decidingOutcome(decision);
   if (deciding && (style === "draft" || style === "both")) {
     headers.push(["RateLimit-Policy", policy]);
-    headers.push(["RateLimit", decision.rules.map((outcome) => `"${outcome.rule}";r=${outcome.remaining};t=${secondsUntil(outcome.resetAt, now)}`).join(", ")]);
+    headers.push([
+      "RateLimit",
+      decision.rules.map((outcome) => `"${outcome.rule}";r=${requestsOf(outcome.remaining, cost)};t=${secondsUntil(outcome.resetAt, now)}`).join(", "),
+    ]);
   }
-  if (deciding && (style === "legacy" || style === "both")) headers.push(...legacyHeaders(deciding));
+  if (deciding && (style === "legacy" || style === "both")) headers.push(...legacyHeaders(deciding, cost));
   if (!decision.allowed) headers.push(["Retry-After", String(retryAfterSeconds(decision, now))]);
   return headers;
 }
@@ -71,10 +88,10 @@ function decidingOutcome(decision: Decision): RuleOutcome | undefined {
   return decision.rules.find((outcome) => outcome.rule === decision.rule) ?? decision.rules[0];
 }
 
-function legacyHeaders(outcome: RuleOutcome): HeaderList {
+function legacyHeaders(outcome: RuleOutcome, cost: number): HeaderList {
   return [
-    ["X-RateLimit-Limit", String(outcome.limit)],
-    ["X-RateLimit-Remaining", String(outcome.remaining)],
+    ["X-RateLimit-Limit", String(requestsOf(outcome.limit, cost))],
+    ["X-RateLimit-Remaining", String(requestsOf(outcome.remaining, cost))],
     ["X-RateLimit-Reset", String(Math.ceil(outcome.resetAt / 1000))],
   ];
 }

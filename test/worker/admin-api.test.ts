@@ -63,6 +63,14 @@ describe("the admin API: status", () => {
     expect(status.rules).toEqual([{ name: "default", algorithm: "token-bucket", limit: 10, windowMs: 10_000, remaining: 9, resetMs: expect.any(Number) }]);
   });
 
+  it("Should give quotas and what is left in requests of the route's cost, as its RateLimit headers do", async () => {
+    const t = adminApp({ RATE_LIMIT: "unlimited", ROUTES: [{ pattern: "*/api*", name: "api", rules: ["5/1m"], cost: 2 }] });
+    const ip = uniqueIpv4();
+    expect((await t.get("/api", ip)).headers.get("ratelimit")).toBe('"default";r=1;t=60');
+    const status = (await (await t.admin(`status?client=${ip}&route=api`)).json()) as { rules: unknown[] };
+    expect(status.rules).toEqual([{ name: "default", algorithm: "fixed-window", limit: 2, windowMs: 60_000, remaining: 1, resetMs: 60_000 }]);
+  });
+
   it("Should say what the settings' lists decide for an address, as its requests find it: the route's lists before the global ones", async () => {
     const t = adminApp({ DENY: ["ip:198.51.100.0/24"], ROUTES: [{ pattern: "*/api/*", name: "api", allow: ["ip:198.51.100.7"], rules: "5/1m" }] });
     const staticList = async (client: string, route: string) =>

@@ -107,6 +107,25 @@ describe("routes, end to end", () => {
     expect(statuses).toEqual([200, 200, 429]);
   });
 
+  it("Should announce quotas and counts in requests on a route whose requests cost 2, so that r=N means N more pass", async () => {
+    const t = testApp({ RATE_LIMIT_HEADERS: "both", ROUTES: [{ pattern: "*/api*", rules: ["5/1m"], cost: 2 }] });
+    const ip = uniqueIpv4();
+    const seen = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await t.get("/api", ip);
+      const headers = ["ratelimit-policy", "ratelimit", "x-ratelimit-limit", "x-ratelimit-remaining"].map((name) => res.headers.get(name));
+      seen.push([res.status, ...headers]);
+    }
+    expect(seen).toEqual([
+      [200, '"default";q=2;w=60', '"default";r=1;t=60', "2", "1"],
+      [200, '"default";q=2;w=60', '"default";r=0;t=60', "2", "0"],
+      [429, '"default";q=2;w=60', '"default";r=0;t=60', "2", "0"],
+    ]);
+    // A token bucket announces the burst's whole requests, and the time to refill what they spend.
+    const bucket = testApp({ ROUTES: [{ pattern: "*/api*", rules: [{ limit: 10, window: "10s", algorithm: "token-bucket", burst: 5 }], cost: 2 }] });
+    expect((await bucket.get("/api", ip)).headers.get("ratelimit-policy")).toBe('"default";q=2;w=4');
+  });
+
   it("Should send each route to its own origin", async () => {
     const t = testApp({ ROUTES: [{ pattern: "*/broken/*", rules: "10/1s", origin: "http://127.0.0.1:1" }] });
     expect((await t.get("/ok", uniqueIpv4())).status).toBe(200);

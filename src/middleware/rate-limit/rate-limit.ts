@@ -215,7 +215,7 @@ export function rateLimitWith(
     // not lists. Otherwise in shadow a refused request still passes: RateLimit says so, but
     // Retry-After (RFC 9110 §10.2.3) belongs to answers that ask the client to wait.
     const denied = decision.reason === "deny-list";
-    const all = denied ? retryAfterOnly(decision, now) : rateLimitHeaders(decision, route.policyFor(decision.tier), now, settings.headers);
+    const all = denied ? retryAfterOnly(decision, now) : rateLimitHeaders(decision, route.policyFor(decision.tier), now, settings.headers, route.settings.cost);
     const headers = enforce || denied ? all : all.filter(([name]) => name !== "Retry-After");
     if (!decision.allowed && (enforce || denied)) {
       if (denied) return refuse(403, problemResponse(403, "This client is not allowed here.", c.req.header("accept"), headers));

@@ -174,8 +174,8 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
     if (route.unlimited) return { settings: route, name, policyFor: () => "", rulesFor, identify, lists };
     try {
       const limiter = makeLimiter(route.tiers ?? route.rules, { runner, prefix: settings.keyPrefix });
-      const policies = new Map(Object.entries(route.tiers?.tiers ?? { "": route.rules }).map(([tier, rules]) => [tier, policyHeader(rules)]));
-      const fallback = policyHeader(route.rules);
+      const policies = new Map(Object.entries(route.tiers?.tiers ?? { "": route.rules }).map(([tier, rules]) => [tier, policyHeader(rules, route.cost)]));
+      const fallback = policyHeader(route.rules, route.cost);
       return {
         settings: route,
         name,
