@@ -147,14 +147,27 @@ describe("identify", () => {
   const ip = { "cf-connecting-ip": "203.0.113.7" };
   const by = (key: KeySource) => ({ ...byIp, key });
 
-  it("Should read the first cookie of that name, decoded, and hash it", async () => {
+  it("Should read the cookie of that name, decoded, and hash it", async () => {
     const options = by({ kind: "cookie", name: "sid" });
-    const identity = await identify(new Headers({ ...ip, cookie: "theme=dark; sid=s%3Aabc; sid=other" }), options);
+    const identity = await identify(new Headers({ ...ip, cookie: "theme=dark; sid=s%3Aabc; sid=s%3Aabc" }), options);
     expect(identity.client).toMatch(/^cookie:[0-9a-f]{32}$/);
     expect(await identify(new Headers({ cookie: "sid=s%3Aabc" }), options)).toEqual(identity);
     expect(await identify(new Headers({ cookie: "sid=s:abc" }), options)).toEqual(identity);
     expect(await identify(new Headers({ cookie: "sid=s:abd" }), options)).not.toEqual(identity);
     expect(await identify(new Headers({ ...ip, cookie: "xsid=1; sid2=2; sid=" }), options)).toEqual({ client: "203.0.113.7", warning: "missing-key" });
+  });
+
+  it("Should count a cookie read two ways as no key, so that junk beside a real session is no new client each time", async () => {
+    const options = by({ kind: "cookie", name: "sessionid" });
+    const missing = { client: "203.0.113.7", warning: "missing-key" };
+    // Given twice with different values: Django and Starlette read the last, npm cookie, Rack, Go and PHP the first.
+    for (const cookie of ["sessionid=junk1; sessionid=real", "sessionid=real; sessionid=junk2", "sessionid=; sessionid=real"]) {
+      expect(await identify(new Headers({ ...ip, cookie }), options), cookie).toEqual(missing);
+    }
+    // Python's cookie parser reads \ooo escapes in a quoted value, which other libraries keep: "\162eal" is real there.
+    for (const value of ['"\\162eal"', '"r\\145al"', '"\\r\\e\\a\\l"']) {
+      expect(await identify(new Headers({ ...ip, cookie: `sessionid=${value}` }), options), value).toEqual(missing);
+    }
   });
 
   it("Should count one session as one client however its cookie is spelt: quoted, percent-encoded, or in a second Cookie header", async () => {

@@ -112,10 +112,13 @@ const LATER_BEARER = /.bearer /i;
 const SPACE_OR_COMMA = /[\s,]/;
 
 /**
- * RFC 6265 §5.4: `name=value` pairs separated by `;`. The first pair with the name wins, its value
+ * RFC 6265 §5.4: `name=value` pairs separated by `;`. The pair with the name counts, its value
  * read as the origin's cookie library reads it (npm `cookie`, Rack): unquoted, then
  * percent-decoded once. Kept as sent, `abc`, `%61bc` and `"abc"` would be three keys for the one
- * session the origin sees.
+ * session the origin sees. A value read two ways is none, as a query key given twice is: the name
+ * given twice with different values (npm `cookie`, Rack, Go and PHP read the first; Django and
+ * Starlette the last, so `session=junk1; session=real` would rotate), or a quoted value with a
+ * `\` (Python's cookie parser reads `"\162eal"` as `real`; the others keep the escape).
  *
  * workerd joins two Cookie headers with ", " (RFC 9110 §5.3), and a cookie-value may not hold a
  * comma (RFC 6265 §4.1.1): a value ends at a comma, and a pair after one is read when no
@@ -124,14 +127,18 @@ const SPACE_OR_COMMA = /[\s,]/;
  */
 function readCookie(header: string | null, name: string): string | undefined {
   if (!header) return undefined;
+  let found: string | undefined;
   let afterComma: string | undefined;
   for (const pair of header.split(";")) {
     const comma = pair.indexOf(",");
     const value = pairValue(comma < 0 ? pair : pair.slice(0, comma), name);
-    if (value !== undefined) return cookieValue(value) || undefined;
-    if (comma >= 0) afterComma ??= crumbValue(pair.slice(comma + 1), name);
+    if (value === undefined) {
+      if (comma >= 0) afterComma ??= crumbValue(pair.slice(comma + 1), name);
+    } else if (found !== undefined && found !== value) return undefined;
+    else found = value;
   }
-  return afterComma === undefined ? undefined : cookieValue(afterComma) || undefined;
+  const raw = found ?? afterComma;
+  return raw === undefined || (raw[0] === '"' && raw.includes("\\")) ? undefined : cookieValue(raw) || undefined;
 }
 
 /** The value of the first comma-separated `name=value` with the name, or `undefined`. */
