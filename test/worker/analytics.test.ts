@@ -38,7 +38,7 @@ describe("decision events in workerd's Analytics Engine binding", () => {
       ROUTES: [{ pattern: "*/api/*", name: "api", tiers: "free" }],
     });
     const [pro, gold, free] = [uniqueIpv4(), uniqueIpv4(), uniqueIpv4()];
-    const admin = (path: string) => t.request(`/__ratewall/${path}`, { method: "POST", ip: "192.0.2.1", headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const admin = (path: string) => t.admin(path, "POST");
     expect((await admin(`tier?client=${pro}&tier=pro`)).status).toBe(200);
     expect((await admin(`tier?client=${gold}&tier=gold`)).status).toBe(200);
     for (const ip of [pro, gold, free]) {

@@ -2,6 +2,8 @@ import { BLOCK_RECHECK_MS } from "../../src/block-cache.ts";
 import { describe, expect, it } from "vitest";
 import { switchableRedis, testApp, uniqueIpv4, uniquePrefix } from "./helpers.ts";
 
+const ADMIN_TOKEN = "adm1n-t0ken-for-the-block-cache-test-0123456789";
+
 describe("the block cache, end to end", () => {
   it("Should refuse a blocked client from isolate memory, with no Redis call, until the block ends", async () => {
     const t = testApp({ RATE_LIMIT: "2/10s" });
@@ -30,7 +32,6 @@ describe("the block cache, end to end", () => {
   });
 
   it("Should forget a block once Redis admits the client again (reset in another isolate), so a later Redis failure follows FAILURE_MODE", async () => {
-    const ADMIN_TOKEN = "adm1n-t0ken-for-the-block-cache-test-0123456789";
     const vars = { RATE_LIMIT: "1/1m", FAILURE_MODE: "open", KEY_PREFIX: uniquePrefix(), ADMIN_TOKEN };
     const redis = switchableRedis();
     const isolate = testApp(vars, { redisFetch: redis.fetch });
@@ -38,11 +39,7 @@ describe("the block cache, end to end", () => {
     const ip = uniqueIpv4();
     await isolate.get("/", ip);
     expect((await isolate.get("/", ip)).status).toBe(429);
-    const reset = await other.request(`/__ratewall/reset?client=${ip}`, {
-      method: "POST",
-      ip: "192.0.2.1",
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-    });
+    const reset = await other.admin(`reset?client=${ip}`, "POST");
     expect(reset.status).toBe(200);
     isolate.clock.now += BLOCK_RECHECK_MS;
     expect((await isolate.get("/", ip)).status).toBe(200);
@@ -52,25 +49,20 @@ describe("the block cache, end to end", () => {
   });
 
   it("Should keep refusing a client another isolate moved to a higher tier from memory, with the old tier's headers, for at most BLOCK_RECHECK_MS", async () => {
-    const ADMIN_TOKEN = "adm1n-t0ken-for-the-block-cache-test-0123456789";
     const vars = {
       ADMIN_TOKEN,
       KEY_PREFIX: uniquePrefix(),
       TIERS: { free: "2/1m", pro: ["50/1m", "10/1s"] },
       ROUTES: [{ pattern: "*/api/*", name: "api", tiers: "free" }],
     };
-    const admin = testApp(vars);
+    const operator = testApp(vars);
     const other = testApp(vars);
-    other.clock.now = admin.clock.now;
+    other.clock.now = operator.clock.now;
     const ip = uniqueIpv4();
     for (const expected of [200, 200, 429]) expect((await other.get("/api/x", ip)).status).toBe(expected);
-    const set = await admin.request(`/__ratewall/tier?client=${ip}&tier=pro`, {
-      method: "POST",
-      ip: "192.0.2.1",
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-    });
+    const set = await operator.admin(`tier?client=${ip}&tier=pro`, "POST");
     expect(set.status).toBe(200);
-    expect((await admin.get("/api/x", ip)).status).toBe(200);
+    expect((await operator.get("/api/x", ip)).status).toBe(200);
     const stale = await other.get("/api/x", ip);
     expect([stale.status, stale.headers.get("ratelimit-policy")]).toEqual([429, '"default";q=2;w=60']);
     other.clock.now += BLOCK_RECHECK_MS - 1;
@@ -127,11 +119,10 @@ describe("refusal logs under a flood, end to end", () => {
   });
 
   it("Should write a refusal line again when a client an operator reset floods again at once", async () => {
-    const ADMIN_TOKEN = "adm1n-t0ken-for-the-refusal-lines-test-0123456789";
     const t = testApp({ ADMIN_TOKEN, RATE_LIMIT: "1/1m" });
     const ip = uniqueIpv4();
     for (let i = 0; i < 3; i++) await t.get("/", ip);
-    const reset = await t.request(`/__ratewall/reset?client=${ip}`, { method: "POST", ip: "192.0.2.1", headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const reset = await t.admin(`reset?client=${ip}`, "POST");
     expect(reset.status).toBe(200);
     for (let i = 0; i < 3; i++) await t.get("/", ip);
     expect(t.logs.filter((entry) => entry.event === "refusal")).toHaveLength(2);

@@ -64,10 +64,13 @@ export function switchableRedis(): { down: boolean; fetch: typeof fetch } {
 
 /**
  * An app with its own prefix, clock and logs. `redisCalls` counts the fetches made to Redis.
+ * `admin` calls its admin API as an operator does: `vars.ADMIN_TOKEN` as the bearer, from an
+ * address no test counts.
  *
  * @example
  * const t = testApp({ RATE_LIMIT: "5/10s" });
  * const res = await t.get("/hello", { ip: uniqueIpv4() });
+ * await testApp({ ADMIN_TOKEN }).admin(`reset?client=${ip}`, "POST");
  */
 export function testApp(vars: Vars = {}, deps: Partial<AppDeps> = {}) {
   // Starts on a whole minute, so that every window dividing a minute starts with the test.
@@ -91,5 +94,7 @@ export function testApp(vars: Vars = {}, deps: Partial<AppDeps> = {}) {
       { ...init, headers: { ...(ip ? { "cf-connecting-ip": ip } : {}), ...headers } },
       env,
     );
-  return { app, clock, logs, counter, request, get: (path: string, ip: string, headers: Record<string, string> = {}) => request(path, { ip, headers }) };
+  const admin = (path: string, method = "GET") =>
+    request(`/__ratewall/${path}`, { method, ip: "192.0.2.1", headers: { authorization: `Bearer ${String(vars.ADMIN_TOKEN)}` } });
+  return { app, clock, logs, counter, request, admin, get: (path: string, ip: string, headers: Record<string, string> = {}) => request(path, { ip, headers }) };
 }

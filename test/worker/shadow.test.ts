@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { switchableRedis, testApp, uniqueIpv4 } from "./helpers.ts";
 import { BLOCK_RECHECK_MS } from "../../src/block-cache.ts";
 
+const ADMIN_TOKEN = "adm1n-t0ken-for-the-shadow-deny-test-0123456789";
+
 describe("shadow mode, end to end", () => {
   it("Should decide, count, log and send headers with MODE=shadow, but never refuse", async () => {
     const t = testApp({ RATE_LIMIT: "2/1m", MODE: "shadow" });
@@ -38,14 +40,9 @@ describe("shadow mode, end to end", () => {
   });
 
   it("Should still refuse a client an operator denied, as a static DENY entry is refused, on a route in shadow", async () => {
-    const ADMIN_TOKEN = "adm1n-t0ken-for-the-shadow-deny-test-0123456789";
     const t = testApp({ RATE_LIMIT: "100/1m", ADMIN_TOKEN, ROUTES: [{ pattern: "*/beta/*", rules: "100/1m", mode: "shadow" }] });
     const ip = uniqueIpv4();
-    const denied = await t.request(`/__ratewall/deny?client=${ip}&ttl=600`, {
-      method: "POST",
-      ip: "192.0.2.1",
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-    });
+    const denied = await t.admin(`deny?client=${ip}&ttl=600`, "POST");
     expect(denied.status).toBe(200);
     expect((await t.get("/x", ip)).status).toBe(403);
     const beta = await t.get("/beta/x", ip);
@@ -55,11 +52,10 @@ describe("shadow mode, end to end", () => {
   });
 
   it("Should answer a client it knows is denied from memory on a route in shadow, and keep refusing it while Redis fails", async () => {
-    const ADMIN_TOKEN = "adm1n-t0ken-for-the-shadow-deny-test-0123456789";
     const redis = switchableRedis();
     const t = testApp({ RATE_LIMIT: "100/1m", ADMIN_TOKEN, ROUTES: [{ pattern: "*/beta/*", rules: "100/1m", mode: "shadow" }] }, { redisFetch: redis.fetch });
     const ip = uniqueIpv4();
-    await t.request(`/__ratewall/deny?client=${ip}&ttl=600`, { method: "POST", ip: "192.0.2.1", headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    await t.admin(`deny?client=${ip}&ttl=600`, "POST");
     expect((await t.get("/beta/x", ip)).status).toBe(403);
     const calls = t.counter.redisCalls;
     expect((await t.get("/beta/x", ip)).status).toBe(403);
