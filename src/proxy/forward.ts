@@ -231,8 +231,11 @@ function publicLocation(headers: Headers, name: "location" | "content-location",
  * a request without a body (a body could not be sent twice); any other answer goes to the client.
  */
 function redirectToBarePrefix(response: Response, url: UrlParts, base: URL, target: string): string | undefined {
+  // The status and the client's path first: every answer of a prefixed origin comes through here,
+  // and only a redirect of the root needs its Location read.
+  if (response.status < 301 || response.status > 308 || !/^\/(\?|$)/.test(url.pathAndQuery)) return;
   const location = response.headers.get("location");
-  if (!location || response.status < 301 || response.status > 308 || !/^\/(\?|$)/.test(url.pathAndQuery) || !URL.canParse(location, target)) return;
+  if (!location || !URL.canParse(location, target)) return;
   const to = new URL(location, target);
   if (to.origin === base.origin && `${to.pathname}/` === base.pathname.replace(/\/?$/, "/")) return to.href;
 }
