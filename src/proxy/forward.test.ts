@@ -163,6 +163,20 @@ describe("forwardToOrigin, an origin with a path prefix", () => {
     },
   );
 
+  it("Should release the body of the root redirect it follows, so the origin's connection is not held open until collected", async () => {
+    let cancelled = false;
+    const redirectBody = new ReadableStream({
+      start: (controller) => controller.enqueue(new TextEncoder().encode("Redirecting to /base")),
+      cancel: () => {
+        cancelled = true;
+      },
+    });
+    const answers = [new Response(redirectBody, { status: 308, headers: { location: "/base" } }), new Response("page /base")];
+    const fetch = (async () => answers.shift()!) as unknown as typeof globalThis.fetch;
+    const res = await forwardToOrigin(new Request("https://api.example.com/"), { origin: "http://internal.test/base", timeoutMs: 1000, fetch });
+    expect([res.status, await res.text(), cancelled]).toEqual([200, "page /base", true]);
+  });
+
   it("Should pass on every other redirect of the prefix's root, and one of a request with a body, which could not be sent twice", async () => {
     const fake = slashOrigin(slashRedirects["drops the slash"]);
     const post = await forwardToOrigin(new Request("https://api.example.com/", { method: "POST", body: "a=1" }), {

@@ -111,7 +111,12 @@ export async function forwardToOrigin(request: Request, options: ForwardOptions)
     const send = options.fetch ?? fetch;
     let response = await send(outgoing);
     const bare = base && base.pathname !== "/" && body === null ? redirectToBarePrefix(response, url, base, target) : undefined;
-    if (bare) response = await send(new Request(bare, outgoing));
+    if (bare) {
+      // Unread, the redirect's body would hold the origin's connection until collected; a body
+      // that already failed has nothing to release.
+      response.body?.cancel().catch(() => {});
+      response = await send(new Request(bare, outgoing));
+    }
     // workerd's fetch can resolve with an interim answer (103 Early Hints, RFC 8297), which no
     // Response may carry (200 to 599) and after which it gives no final one. A 101 is the
     // WebSocket handshake's final answer, passed on with its socket.
