@@ -31,7 +31,12 @@ describe("createRedisRunner (workerd)", () => {
     expect(() => createRedisRunner({ ...options, timeoutMs: Number("abc") })).toThrow("timeoutMs: expected an integer >= 1 (ms), got NaN");
     expect(() => createRedisRunner({ ...options, timeoutMs: 0 })).toThrow("timeoutMs: expected an integer >= 1 (ms), got 0");
     expect(() => createRedisRunner({ ...options, timeoutMs: undefined as unknown as number })).toThrow("got undefined");
-    expect(() => createRedisRunner({ ...options, url: "eu1-example.upstash.io" })).toThrow('url: expected an http(s) URL, got "eu1-example.upstash.io"');
+    // A token passed as the URL is not quoted; one with a password in it would fail every call, quoting it.
+    for (const url of ["eu1-example.upstash.io", "AXyzS3cretT0ken", "https://default:S3cret@eu1-example.upstash.io", "https://[bad"]) {
+      expect(() => createRedisRunner({ ...options, url }), url).toThrow(
+        new TypeError("url: expected an http(s) URL with no user or password (not quoted: it may hold a secret)"),
+      );
+    }
     // Missing or empty, every call would be a 401: no limit at all under FAILURE_MODE=open.
     expect(() => createRedisRunner({ ...options, token: undefined as unknown as string })).toThrow("token: expected a non-empty string, got undefined");
     expect(() => createRedisRunner({ ...options, token: " " })).toThrow("token: expected a non-empty string, got an empty one");

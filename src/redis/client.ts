@@ -63,7 +63,11 @@ export function createRedisRunner(options: RedisRunnerOptions): ScriptRunner {
 function createRequest({ url, token: given, timeoutMs, fetch: fetchImpl }: RedisRunnerOptions) {
   // Checked now: a bad bound would fail every call, which FAILURE_MODE=open turns into no limit.
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new RangeError(`timeoutMs: expected an integer >= 1 (ms), got ${quote(timeoutMs)}`);
-  if (typeof url !== "string" || !/^https?:\/\/[^/]/i.test(url)) throw new TypeError(`url: expected an http(s) URL, got ${quote(url)}`);
+  // Not quoted: a token passed as the URL would reach the logs. An `@` before the path is a user or
+  // password, with which fetch refuses every call, quoting the URL, password included.
+  if (typeof url !== "string" || !/^https?:\/\/[^/?#@]+(?:[/?#]|$)/i.test(url) || !URL.canParse(url)) {
+    throw new TypeError("url: expected an http(s) URL with no user or password (not quoted: it may hold a secret)");
+  }
   // Spaces and line breaks at the ends go, as fetch drops them from a header's value (RFC 9110
   // §5.5); one inside, or a character no header carries, is refused here: the runtime's own error
   // for such a header quotes it whole, token included.
