@@ -84,3 +84,17 @@ export function quote(value: unknown): string {
     return String(value);
   }
 }
+
+/**
+ * Throws a TypeError naming `option` unless `value` has each of `methods`. Checked when created:
+ * a missing one would fail every call, which FAILURE_MODE=open turns into no limit at all.
+ *
+ * @example
+ * expectMethods("runner", {}, ["evalsha", "eval"]);
+ * // TypeError: runner: expected an object with evalsha and eval methods, got {}
+ */
+export function expectMethods(option: string, value: unknown, methods: readonly string[]): void {
+  if (methods.some((name) => typeof (value as Record<string, unknown> | null | undefined)?.[name] !== "function")) {
+    throw new TypeError(`${option}: expected an object with ${methods.join(" and ")} methods, got ${quote(value)}`);
+  }
+}

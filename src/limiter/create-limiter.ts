@@ -1,7 +1,7 @@
 /**
  * @module The Redis-backed limiter: one script call per decision, whatever the number of rules.
  */
-import { RedisRestError } from "../errors.ts";
+import { expectMethods, RedisRestError } from "../errors.ts";
 import { checkPrefix } from "../keys/build-key.ts";
 import { parseReply } from "./reply.ts";
 import { runScript } from "./run-script.ts";
@@ -25,6 +25,9 @@ export interface LimiterDeps {
   lists?: boolean;
 }
 
+/** What a {@link ScriptRunner} must have, checked when a limiter is created. */
+export const RUNNER_METHODS = ["evalsha", "eval"];
+
 /**
  * Validates the policy once (throws RangeError naming the rule) and returns a limiter that decides
  * each request with one EVALSHA: the client's list entry and tier read, all rules of its tier
@@ -42,8 +45,9 @@ export interface LimiterDeps {
  * const decision = await limiter.limit({ client: "203.0.113.7", scope: "api", now: Date.now() });
  * if (!decision.allowed) console.log(`retry in ${decision.retryAfter} s`);
  */
-export function createLimiter(policy: Policy, { runner, prefix, lists = true }: LimiterDeps): Limiter {
+export function createLimiter(policy: Policy, { runner, prefix, lists = true }: LimiterDeps = {} as LimiterDeps): Limiter {
   const plan = compilePlan(policy);
+  expectMethods("runner", runner, RUNNER_METHODS);
   checkPrefix(prefix);
   return {
     rules: plan.rules,

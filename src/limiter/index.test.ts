@@ -97,6 +97,12 @@ describe("createLimiter", () => {
     expect(createLimiter([second], { runner, prefix: "" }).rules).toHaveLength(1);
   });
 
+  it("Should refuse when created a missing runner, or one without evalsha and eval, not on the first decision", () => {
+    expect(() => createLimiter([second], { prefix: "app" } as never)).toThrow("runner: expected an object with evalsha and eval methods, got undefined");
+    expect(() => createLimiter([second], { runner: {}, prefix: "app" } as never)).toThrow("runner: expected an object with evalsha and eval methods, got {}");
+    expect(() => (createLimiter as (policy: unknown) => unknown)([second])).toThrow("runner: expected an object with evalsha and eval methods");
+  });
+
   it("Should refuse a cost or a clock that is not a whole number", async () => {
     const limiter = createLimiter([second], deps);
     await expect(limiter.limit({ client: "c", scope: "", cost: 0, now: 1 })).rejects.toThrow("cost must be an integer >= 1, got 0");

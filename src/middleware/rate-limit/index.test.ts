@@ -170,6 +170,24 @@ describe("rateLimit middleware", () => {
     expect(() => rateLimit({ vars: [] as never })).toThrow("vars: expected an object of variables, got []");
   });
 
+  it("Should refuse a createLimiter that makes no limiter when created, and pass on its own error as its own, not as a fault of RATE_LIMIT", () => {
+    for (const made of [{}, Promise.resolve({}), undefined]) {
+      expect(() => rateLimit({ vars, runner, createLimiter: () => made as never }), String(made)).toThrow(
+        new TypeError(`createLimiter(): expected an object with limit and status and reset methods, got ${JSON.stringify(made) ?? "undefined"}`),
+      );
+    }
+    const own = new Error("no Redis configured for tenant 7");
+    expect(() =>
+      rateLimit({
+        vars,
+        runner,
+        createLimiter: () => {
+          throw own;
+        },
+      }),
+    ).toThrow(own);
+  });
+
   it("Should refuse a variable of 6 letters or more one edit away, as ROUTE for ROUTES", () => {
     expect(() => rateLimit({ vars: { ...vars, ROUTE: '[{"pattern": "*/login", "rules": "5/1m"}]' } as never })).toThrow(
       'vars: unknown variable "ROUTE" (did you mean ROUTES?)',

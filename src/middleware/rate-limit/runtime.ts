@@ -7,7 +7,7 @@
  */
 import { createBlockCache, type BlockCache } from "../../block-cache.ts";
 import type { RouteSettings, Settings } from "../../config/types.ts";
-import { ConfigError, quote } from "../../errors.ts";
+import { ConfigError, expectMethods, quote } from "../../errors.ts";
 import type { DecisionEvent } from "../../events/decision-event.ts";
 import { createEventSink, type EventSink } from "../../events/event-sink.ts";
 import { policyHeader } from "../../headers/rate-limit-headers.ts";
@@ -15,7 +15,7 @@ import type { IdentifyOptions } from "../../keys/identify.ts";
 import { type PerRuleIdentify, ruleSources } from "../../keys/rule-sources.ts";
 // Not the ../../limiter barrel: it also exports the in-memory limiter, whose models the Worker
 // does not need (docs/architecture.md, "The in-memory model").
-import { createLimiter } from "../../limiter/create-limiter.ts";
+import { createLimiter, RUNNER_METHODS } from "../../limiter/create-limiter.ts";
 import { type ClientEntries, createClientEntries } from "../../limiter/entries/index.ts";
 import type { Policy } from "../../limiter/plan.ts";
 import type { Limiter, Rule, ScriptRunner } from "../../limiter/types.ts";
@@ -118,9 +118,7 @@ export function createRuntimes(options: RuntimeOptions): Runtimes {
     if (value !== undefined && typeof value !== "function") throw new TypeError(`${name}: expected a function, got ${quote(value)}`);
   }
   const { runner, vars } = options;
-  if (runner !== undefined && (typeof runner?.evalsha !== "function" || typeof runner?.eval !== "function")) {
-    throw new TypeError(`runner: expected an object with evalsha and eval methods, got ${quote(runner)}`);
-  }
+  if (runner !== undefined) expectMethods("runner", runner, RUNNER_METHODS);
   // `null` would otherwise read c.env instead, a string fail with a WeakMap's message.
   if (vars !== undefined && (vars === null || typeof vars !== "object" || Array.isArray(vars))) {
     throw new TypeError(`vars: expected an object of variables, got ${quote(vars)}`);
@@ -174,6 +172,8 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
     if (route.unlimited) return { settings: route, name, policyFor: () => "", rulesFor, identify, lists };
     try {
       const limiter = makeLimiter(route.tiers ?? route.rules, { runner, prefix: settings.keyPrefix });
+      // Another implementation's: a wrong one would fail every decision, as a wrong runner would.
+      if (makeLimiter !== createLimiter) expectMethods("createLimiter()", limiter, ["limit", "status", "reset"]);
       const policies = new Map(Object.entries(route.tiers?.tiers ?? { "": route.rules }).map(([tier, rules]) => [tier, policyHeader(rules, route.cost)]));
       const fallback = policyHeader(route.rules, route.cost);
       return {
@@ -187,7 +187,10 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
         lists,
       };
     } catch (error) {
-      throw new ConfigError(source, "", (error as Error).message);
+      // A rule the limiter refuses (RangeError) was written in `source`; anything else, from
+      // another `createLimiter` or the checks above, is its own error.
+      if (!(error instanceof RangeError)) throw error;
+      throw new ConfigError(source, "", error.message);
     }
   };
   const routes = settings.routes.map((route, index) => ({
