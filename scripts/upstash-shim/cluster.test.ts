@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startRedisCluster, type RedisCluster } from "../local/redis-cluster.ts";
 import { CROSSSLOT, keySlot, transactionSlot } from "./cluster.ts";
 import { startShim, type Shim } from "./index.ts";
@@ -29,6 +29,15 @@ describe("the cluster slot of a key", () => {
       ]),
     ).toBe(CROSSSLOT);
     expect(transactionSlot([{ name: "PING", args: [] }])).toBeUndefined();
+  });
+});
+
+describe("the shim in cluster mode", () => {
+  it("Should refuse to start against a Redis that is not in cluster mode, saying so, where every request would fail to refresh slots", async () => {
+    const started = startShim({ redisUrl: inject("redisUrl"), cluster: true, token: "cluster-token", port: 0 });
+    await expect(started).rejects.toThrow(
+      `${inject("redisUrl")} is a Redis without cluster mode (ERR This instance has cluster support disabled): drop --cluster (cluster: true)`,
+    );
   });
 });
 

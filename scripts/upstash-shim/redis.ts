@@ -8,6 +8,7 @@
  * (§11.5: a replay could count one request twice).
  */
 import { Cluster, Command as IoCommand, Redis, ReplyError } from "ioredis";
+import { maskCredentials } from "./cli-options.ts";
 import { clusterSender, CROSSSLOT, readyMaster, runPipelineOnCluster, type Send, transactionSlot, wholeDatabaseInTransaction } from "./cluster.ts";
 import type { Command, Reply } from "./protocol.ts";
 import { RedisConnection, RedisUnavailableError } from "./redis-connection.ts";
@@ -153,7 +154,12 @@ function connectCluster(redisUrl: string, subscriber: () => Redis): RedisLink {
   readSlotsAsNumbers(cluster);
   // The last connection error says why better than ioredis's "Stream isn't writeable…".
   let lastError: unknown;
-  cluster.on("error", (error) => (lastError = error)); // Reported per request as 5xx; reconnection is automatic.
+  // A Redis that is no cluster's node answers every slots query so: no retry can help.
+  let standalone: Error | undefined;
+  cluster.on("error", (error: Error & { lastNodeError?: Error }) => {
+    lastError = error; // Reported per request as 5xx; reconnection is automatic.
+    if (/cluster support disabled/.test(String(error.lastNodeError?.message))) standalone = error.lastNodeError;
+  });
   let majorVersion: number | undefined;
   cluster.on("ready", () => {
     lastError = undefined;
@@ -162,7 +168,11 @@ function connectCluster(redisUrl: string, subscriber: () => Redis): RedisLink {
       () => {},
     );
   });
-  const ready = cluster.connect().catch(() => {});
+  const ready = cluster.connect().catch(() => {
+    if (!standalone) return;
+    cluster.disconnect();
+    throw new Error(`${maskCredentials(redisUrl)} is a Redis without cluster mode (${standalone.message}): drop --cluster (cluster: true)`);
+  });
 
   const send: Send = (command, via = (io) => cluster.sendCommand(io)) =>
     // Upper-case names also keep ioredis's reply transformers (e.g. hgetall → object) away.
