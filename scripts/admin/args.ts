@@ -54,7 +54,8 @@ export const USAGE = `Usage: ratewall-admin <command> [--url http://127.0.0.1:87
   lists                                    every deny and allow entry, soonest to expire first
   lists --copy                             copies the entries to multi-key routes deployed after them
   config                                   the Worker's effective settings (secrets redacted)
-  <client> is an IP address or client id; with --key it is the raw key header value.
+  <client> is an IP address or client id; with --key it is the raw key header value. For a cookie or
+  query value, deny, allow and tier take the id (cookie:<hash>) that status <value> --key --route NAME prints.
   Unlimited routes make no Redis call and never read a deny or allow entry: only ALLOW and DENY apply there.
   The token comes from ${TOKEN_VARIABLE} (the Worker's ADMIN_TOKEN; npm start prints one).
   In a clone of the repository: npm run admin -- <command> [flags].`;
