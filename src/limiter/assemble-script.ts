@@ -76,14 +76,15 @@ end
  * The main part of a script for one rule (one group of one rule: ARGV[6..10]), the commonest
  * route. The same layout and reply as the general part below, without its walk over groups and
  * tiers: with one group, the client's tier cannot change which rules apply, so its key is never
- * read. In Redis this costs about a fifth less per call (docs/performance.md, entry 10).
+ * read. In Redis this costs about a fifth less per call (docs/performance.md, entry 10). KEYS
+ * are the list entries, then the tier's key when the route has tiers, then the rule's keys.
  */
 const decideOneRule = `
 local now = tonumber(ARGV[1]) -- ms since the epoch, from the Worker's clock
 local cost = tonumber(ARGV[2]) -- units this request costs, integer >= 1
 local algorithm = ALGORITHMS[ARGV[6]]
-local before_rule = #KEYS - algorithm.keys -- the rule's keys close KEYS
-local lists = before_rule - (ARGV[3] ~= "" and 1 or 0) -- the tier's key, if any, comes between
+local before_rule = #KEYS - algorithm.keys
+local lists = before_rule - (ARGV[3] ~= "" and 1 or 0)
 ${readLists}
 if listed == "deny" then return { 2, 1, list_ttl } end
 if listed == "allow" then return { 3, 1, list_ttl } end

@@ -6,7 +6,10 @@
  */
 import { assembleOneRuleScript } from "../assemble-script.ts";
 
-/** Registers `ALGORITHMS.fixed`; KEYS: the counter of the window that contains `now`. */
+/**
+ * Registers `ALGORITHMS.fixed`; KEYS: the counter of the window that contains `now`. A counter
+ * created by this charge expires when its window ends, plus the grace.
+ */
 export const lua = `
 ALGORITHMS["fixed"] = { keys = 1, check = function(keys, now, cost, limit, window_ms)
   local key = keys[1] -- counter of this window, requests
@@ -21,7 +24,7 @@ ALGORITHMS["fixed"] = { keys = 1, check = function(keys, now, cost, limit, windo
     charged_reset_at = reset_at,
     charge = function()
       if redis.call("INCRBY", key, cost) == cost then
-        redis.call("PEXPIRE", key, reset_at - now + TTL_GRACE_MS) -- created now: lives until the window ends, plus the grace
+        redis.call("PEXPIRE", key, reset_at - now + TTL_GRACE_MS)
       end
     end,
   }
@@ -31,4 +34,4 @@ end }
 /** The single-rule fixed-window script. */
 export const source = assembleOneRuleScript(lua);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "17849262e03b9e05989ecfe21685680db245ab30";
+export const sha1 = "f866287bb24e6bca143b3f2e3ffa8f0deed147b5";

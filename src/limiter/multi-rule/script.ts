@@ -13,4 +13,4 @@ import { lua as tokenBucket } from "../token-bucket/script.ts";
 /** Every algorithm, dispatched per rule on its tag (ARGV). */
 export const source = assembleScript([fixedWindow, slidingLog, slidingWindow, slidingWindowApprox, tokenBucket]);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "9aa29f536c2f087ef39f9c436d90a365d634d883";
+export const sha1 = "129e89b54566eeae47a2b4471c106a646ef73ada";

@@ -7,7 +7,11 @@
  */
 import { assembleOneRuleScript } from "../assemble-script.ts";
 
-/** Registers `ALGORITHMS.sliding`; KEYS: the client's sorted set (score = request time, ms). */
+/**
+ * Registers `ALGORITHMS.sliding`; KEYS: the client's sorted set (score = request time, ms). A
+ * refused request that could fit waits for the member at `rank`, and those before it, to leave
+ * the window; the set expires when its newest member leaves.
+ */
 export const lua = `
 ALGORITHMS["sliding"] = { keys = 1, check = function(keys, now, cost, limit, window_ms)
   local key = keys[1] -- sorted set of admitted requests, score in ms
@@ -17,7 +21,7 @@ ALGORITHMS["sliding"] = { keys = 1, check = function(keys, now, cost, limit, win
   local reset_at = newest and tonumber(newest) + window_ms or now -- when the log is empty, ms
   local retry_ms = reset_at - now
   if count + cost > limit and cost <= limit then
-    local rank = count + cost - limit - 1 -- this entry, and those before it, must leave first
+    local rank = count + cost - limit - 1
     retry_ms = tonumber(redis.call("ZRANGE", key, rank, rank, "WITHSCORES")[2]) + window_ms - now
   end
   return {
@@ -32,7 +36,7 @@ ALGORITHMS["sliding"] = { keys = 1, check = function(keys, now, cost, limit, win
       for n = seen + 1, seen + cost do
         redis.call("ZADD", key, now, string.format("%d:%d", now, n))
       end
-      redis.call("PEXPIRE", key, math.max(reset_at, now + window_ms) - now + TTL_GRACE_MS) -- until the newest leaves
+      redis.call("PEXPIRE", key, math.max(reset_at, now + window_ms) - now + TTL_GRACE_MS)
     end,
   }
 end }
@@ -41,4 +45,4 @@ end }
 /** The single-rule sliding-log script. */
 export const source = assembleOneRuleScript(lua);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "31ebc51b63c8b46524171155c6a2f0a2665e53df";
+export const sha1 = "434add99bae6791187fe585a75d8ea9f830766c1";

@@ -5,7 +5,12 @@
  */
 import { assembleOneRuleScript } from "../assemble-script.ts";
 
-/** Registers `ALGORITHMS.weighted`; KEYS: this window's counter, then the previous window's. */
+/**
+ * Registers `ALGORITHMS.weighted`; KEYS: this window's counter, then the previous window's. A
+ * refused cost that fits this window with the previous one's share faded waits for that share to
+ * fade; else it waits into the next window, where this one is the previous. A counter lives until
+ * the end of the next window, which reads it as its previous one.
+ */
 export const lua = `
 ALGORITHMS["weighted"] = { keys = 2, check = function(keys, now, cost, limit, window_ms)
   local window_start = math.floor(now / window_ms) * window_ms -- ms
@@ -19,12 +24,12 @@ ALGORITHMS["weighted"] = { keys = 2, check = function(keys, now, cost, limit, wi
   elseif previous > 0 then reset_at = window_start + window_ms end
   local ok = used + cost * window_ms <= capacity
   local retry_ms = 0 -- ms until this cost fits
-  if ok then -- nothing to wait for
+  if ok then
   elseif cost > limit then
     retry_ms = reset_at - now
-  elseif current + cost <= limit then -- wait in this window for the previous one to fade
+  elseif current + cost <= limit then
     retry_ms = window_start + window_ms - math.floor((limit - current - cost) * window_ms / previous) - now
-  else -- wait for the next window, where this one is the previous
+  else
     retry_ms = window_start + window_ms + math.max(window_ms - math.floor((limit - cost) * window_ms / current), 0) - now
   end
   return {
@@ -36,7 +41,7 @@ ALGORITHMS["weighted"] = { keys = 2, check = function(keys, now, cost, limit, wi
     charged_reset_at = window_start + 2 * window_ms,
     charge = function()
       if redis.call("INCRBY", keys[1], cost) == cost then
-        redis.call("PEXPIRE", keys[1], window_start + 2 * window_ms - now + TTL_GRACE_MS) -- read as previous next window
+        redis.call("PEXPIRE", keys[1], window_start + 2 * window_ms - now + TTL_GRACE_MS)
       end
     end,
   }
@@ -46,4 +51,4 @@ end }
 /** The single-rule sliding-window-approx script. */
 export const source = assembleOneRuleScript(lua);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "cf9914e4dd572420e19ba03c033222be4a00542d";
+export const sha1 = "9655e26a1988096b75ac2d3cfcbe47d08e2f1037";

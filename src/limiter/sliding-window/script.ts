@@ -33,7 +33,12 @@ export function countBytes(limit: number): number {
  * check counts as in the window (`bucket.counted`) all of its requests while its first is in it,
  * none once its last has left, and between, all but the first: the others may lie anywhere up to
  * the last, so they are counted, never too few. A Worker whose clock lags by more than the slots
- * hold charges the oldest slot's start (`at`). Comments that explain a step live here rather than
+ * hold charges the oldest slot's start (`at`). `fields` is the hash this string replaced, read back:
+ * slot → packed bucket, `"h"` → head. A refusal's wait walks the counted buckets oldest first
+ * until `excess` requests have left; a bucket whose count is all counted and whose first request
+ * came before its last lets the first leave alone. A charge into a bucket past the head empties
+ * the slots of the buckets skipped since; into the head's own, it adds to its record. The string
+ * expires when its newest request leaves. Comments that explain a step live here rather than
  * in the Lua, whose text, comments included, the Worker's bundle carries.
  */
 export const lua = `
@@ -56,7 +61,7 @@ ALGORITHMS["buckets"] = { keys = 1, check = function(keys, now, cost, limit, win
     return table.concat(out)
   end
   local raw = redis.call("GET", key)
-  local fields = {} -- slot -> packed bucket, "h" -> head: the hash this string replaced, read back
+  local fields = {} -- slot -> packed bucket, "h" -> head
   if raw then
     fields["h"] = number_at(raw, 1, ${HEAD_BYTES})
     for slot = 0, slots - 1 do
@@ -93,13 +98,13 @@ ALGORITHMS["buckets"] = { keys = 1, check = function(keys, now, cost, limit, win
   local reset_at = used > 0 and newest + window_ms or now -- when nothing is counted any more, ms
   local ok = used + cost <= limit
   local retry_ms = 0 -- ms until this cost fits
-  if ok then -- nothing to wait for
+  if ok then
   elseif cost > limit then
     retry_ms = reset_at - now
   else
     local excess = used + cost - limit -- requests that must leave first, oldest first
     for _, bucket in ipairs(found) do
-      if bucket.counted == bucket.count and bucket.first < bucket.last then -- its first leaves alone
+      if bucket.counted == bucket.count and bucket.first < bucket.last then
         excess = excess - 1
         if excess <= 0 then retry_ms = bucket.first + window_ms - now break end
         bucket.counted = bucket.counted - 1
@@ -122,12 +127,12 @@ ALGORITHMS["buckets"] = { keys = 1, check = function(keys, now, cost, limit, win
     charged_reset_at = charged_reset_at,
     charge = function()
       local count, first, last = cost, ticks, ticks -- requests, ticks, ticks
-      if index > head then -- a new bucket: empty the slots of the buckets skipped since the head
+      if index > head then
         for skipped = math.max(head + 1, index - slots + 1), index - 1 do
           fields[string.format("%d", skipped % slots)] = nil
         end
         fields["h"] = index
-      elseif fields[slot] then -- this bucket already holds requests
+      elseif fields[slot] then
         local packed = fields[slot]
         count = math.floor(packed / 65536) + cost
         first = math.min(math.floor(packed / 256) % 256, ticks)
@@ -139,7 +144,6 @@ ALGORITHMS["buckets"] = { keys = 1, check = function(keys, now, cost, limit, win
         local packed = fields[string.format("%d", n)] or 0
         out[#out + 1] = bytes_of(math.floor(packed / 65536), count_bytes) .. bytes_of(packed % 65536, 2)
       end
-      -- until the newest request leaves
       redis.call("SET", key, table.concat(out), "PX", string.format("%d", charged_reset_at - now + TTL_GRACE_MS))
     end,
   }
@@ -149,4 +153,4 @@ end }
 /** The single-rule sliding-window script. */
 export const source = assembleOneRuleScript(lua);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "35d1cbf93048fd2ab5fab6bc7ba1369b412f73fe";
+export const sha1 = "f04889c3a84254612af7adf16fc7f2baae6f786b";

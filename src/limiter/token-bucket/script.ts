@@ -6,7 +6,7 @@
  */
 import { assembleOneRuleScript } from "../assemble-script.ts";
 
-/** Registers `ALGORITHMS.gcra`; KEYS: the client's TAT, `<ms>:<ticks>`, expiring at the TAT. */
+/** Registers `ALGORITHMS.gcra`; KEYS: the client's TAT, `<ms>:<ticks>`, expiring once the TAT has passed. */
 export const lua = `
 ALGORITHMS["gcra"] = { keys = 1, check = function(keys, now, cost, limit, window_ms, burst)
   local key = keys[1] -- theoretical arrival time, "<ms>:<ticks>"
@@ -35,7 +35,7 @@ ALGORITHMS["gcra"] = { keys = 1, check = function(keys, now, cost, limit, window
     charge = function()
       local whole_ms = math.floor(charged / limit) -- ms part of the new TAT
       local tat = string.format("%d:%d", now + whole_ms, charged - whole_ms * limit)
-      redis.call("SET", key, tat, "PX", math.ceil(charged / limit) + TTL_GRACE_MS) -- gone once the TAT has passed
+      redis.call("SET", key, tat, "PX", math.ceil(charged / limit) + TTL_GRACE_MS)
     end,
   }
 end }
@@ -44,4 +44,4 @@ end }
 /** The single-rule token-bucket script. */
 export const source = assembleOneRuleScript(lua);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "75616069886fa9e479836356750c5b9b8d157a96";
+export const sha1 = "4d736ba8e7de65c326653a8b9a4c8b6d01d9044c";
