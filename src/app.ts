@@ -11,7 +11,7 @@ import { Hono } from "hono/tiny";
 import { HTTPException } from "hono/http-exception";
 import { problemResponse } from "./answers.ts";
 import { ConfigError, OriginError } from "./errors.ts";
-import { consoleLogger, redact, unfailing } from "./middleware/rate-limit/log.ts";
+import { consoleLogger, failureLine, redact, unfailing } from "./middleware/rate-limit/log.ts";
 import { adminApi } from "./admin/admin-api.ts";
 import type { RateLimitOptions, RateLimitState } from "./middleware/rate-limit/index.ts";
 import { rateLimitWith } from "./middleware/rate-limit/rate-limit.ts";
@@ -69,7 +69,12 @@ export function createApp(deps: AppDeps = {}): Hono<AppEnv> {
       return problemResponse(400, "The path climbs above the origin's path as an origin reads it.", accept);
     }
     if (error instanceof OriginError) {
-      log({ level: "error", event: "origin-failure", kind: error.kind, origin: error.origin, cause: String((error.cause as Error)?.message ?? "") });
+      // As redis-failure: one line per origin and kind every 10 s, so that an origin's outage does
+      // not write one per request. The space keeps the origin apart from every route's name.
+      const runtime = runtimes(c.env);
+      const line = failureLine(runtime.failureLines, `origin ${error.origin}`, error.kind, runtime.clock());
+      const cause = String((error.cause as Error)?.message ?? "");
+      if (line) log({ level: "error", event: "origin-failure", kind: error.kind, origin: error.origin, cause, ...(line.suppressed > 0 ? line : {}) });
       if (error.kind === "timeout") return problemResponse(504, "The origin did not answer within the timeout (ORIGIN_TIMEOUT_MS).", accept);
       return problemResponse(
         502,

@@ -48,6 +48,21 @@ describe("the Worker, end to end", () => {
     expect(t.logs).toContainEqual(expect.objectContaining({ event: "origin-failure", kind: "network" }));
   });
 
+  it("Should log an origin that is down once per 10 s, with the failures it did not log, while every request still gets its 502", async () => {
+    const t = testApp({ ORIGIN_URL: "http://127.0.0.1:1", RATE_LIMIT: "1000/1m" });
+    const statuses: number[] = [];
+    for (const advance of [0, 1_000, 1_000, 8_000, 1_000]) {
+      t.clock.now += advance;
+      statuses.push((await t.get("/", uniqueIpv4())).status);
+    }
+    expect(statuses).toEqual([502, 502, 502, 502, 502]);
+    const lines = t.logs.filter((entry) => entry.event === "origin-failure").map(({ kind, suppressed }) => ({ kind, suppressed }));
+    expect(lines).toEqual([
+      { kind: "network", suppressed: undefined },
+      { kind: "network", suppressed: 2 },
+    ]);
+  });
+
   it("Should answer 400, counted and logged once, for a path that would climb above ORIGIN_URL's path, and never ask the origin", async () => {
     let asked = 0;
     const t = testApp(
