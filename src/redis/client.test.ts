@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { RedisRestError } from "../errors.ts";
 import { createRedisRunner } from "./client.ts";
@@ -16,6 +17,18 @@ function fakeFetch(status: number, body: unknown, sent: Sent[] = []) {
 const options = { url: "https://eu1-example.upstash.io/", token: "t0ken", timeoutMs: 50 };
 
 describe("createRedisRunner (workerd)", () => {
+  it("Should fail a call that a real server answers with a redirect, as that redirect, never following it with the token", async () => {
+    // The tests' echo origin answers what x-origin-answer asks of its root; any other path, followed, is a 200 echo.
+    const answer = JSON.stringify({ path: "/", status: 307, headers: { location: "/elsewhere" } });
+    const viaEcho: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers);
+      headers.set("x-origin-answer", answer);
+      return fetch(input, { ...init, headers });
+    };
+    const runner = createRedisRunner({ url: env.ORIGIN_URL!, token: "t0ken", timeoutMs: 5_000, fetch: viaEcho });
+    await expect(runner.evalsha("ab".repeat(20), [], [])).rejects.toMatchObject({ name: "RedisRestError", kind: "http", status: 307 });
+  });
+
   it("Should POST EVALSHA in @upstash/redis's wire form to the root, with only the bearer token and content type", async () => {
     const fetch = fakeFetch(200, { result: [1, 1, 9, 1_000, 0] });
     const runner = createRedisRunner({ ...options, fetch });

@@ -96,7 +96,9 @@ function createRequest({ url, token: given, timeoutMs, fetch: fetchImpl }: Redis
     let status: number;
     let text: string;
     try {
-      const response = await send(endpoint, { method: "POST", headers, body: JSON.stringify(body), signal });
+      // `manual`: Upstash never redirects, and a redirect followed would send the token and the
+      // command wherever Location points; it fails as any other non-2xx answer.
+      const response = await send(endpoint, { method: "POST", headers, body: JSON.stringify(body), signal, redirect: "manual" });
       status = response.status;
       text = await response.text();
     } catch (cause) {
