@@ -275,6 +275,12 @@ describe("readSettings", () => {
     expect(read({ TIERS: { pro: token } })).toThrow('TIERS.pro: invalid count "[redacted]"');
     expect(read({ ROUTES: [{ pattern: "*/x", rules: token.slice(12, 40) }] })).toThrow('ROUTES[0].rules: invalid rule "[redacted]"');
     expect(read({ KEY_PREFIX: `rate:${token.slice(20, 30)}{` })).toThrow('KEY_PREFIX: invalid key prefix "rate:[redacted]{"');
+    // A tier's name is in the message's path, not quoted: a token there is masked all the same.
+    expect(read({ TIERS: { [token]: "1/1m" } })).not.toThrow(token.slice(0, 8));
+    const hex = "0f3c9a7b5d2e4f6a8b1c3d5e7f9a0b2c";
+    expect(() => readSettings({ ...base, UPSTASH_REDIS_REST_TOKEN: hex, TIERS: { [hex]: "5 per minute" } })).toThrow(
+      /^TIERS\.\[redacted\]: invalid rule "5 per minute"/,
+    );
     // Shorter runs are chance as often as not, and the words of the message itself are never masked.
     expect(read({ RATE_LIMIT: "AYNg/1s" })).toThrow('RATE_LIMIT: invalid count "AYNg"');
   });

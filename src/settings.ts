@@ -228,8 +228,9 @@ function readRedisUrl(value: unknown): string {
 /**
  * A token pasted into another variable would be quoted by that variable's message, whole or in
  * pieces: a parser splits it (RATE_LIMIT at its `/`), cuts it (ROUTES quotes only the first 60
- * characters of bad JSON) or quotes a part. In each quoted piece, every run of
- * {@link MIN_MASKED_RUN} or more characters that appears in the token is masked.
+ * characters of bad JSON) or quotes a part, or names it in the path (a tier named with it). In
+ * each quoted piece and in the path, every run of {@link MIN_MASKED_RUN} or more characters that
+ * appears in the token is masked.
  */
 function withoutToken(error: unknown, token: unknown): unknown {
   if (!(error instanceof ConfigError) || typeof token !== "string" || token.trim().length < 4) return error;
@@ -245,7 +246,8 @@ function withoutToken(error: unknown, token: unknown): unknown {
     const without = maskRuns(text, token);
     return without === text ? quoted : JSON.stringify(without);
   });
-  return masked === detail ? error : new ConfigError(error.source, error.path, masked);
+  const path = maskRuns(error.path, token);
+  return masked === detail && path === error.path ? error : new ConfigError(error.source, path, masked);
 }
 
 /** Shorter runs of a random token's characters turn up by chance, and give little of it away. */
