@@ -377,6 +377,12 @@ describe("the shim's own HTTP reader", () => {
     );
   });
 
+  it("Should refuse to start with an option it does not know, naming it, where a misspelt one would be left at its default", async () => {
+    await expect(startShim({ redisUrl: inject("redisUrl"), token: TOKEN, prot: 5 } as never)).rejects.toThrow(
+      'startShim: unknown option "prot" (expected one of redisUrl, cluster, token, port, host, maxBodyBytes, requestTimeoutMs)',
+    );
+  });
+
   it("Should refuse to start with a Redis URL that is not redis:// or rediss://, naming the option and the value", async () => {
     await expect(startShim({ redisUrl: "127.0.0.1:6379", token: TOKEN })).rejects.toThrow(
       'startShim: redisUrl: invalid URL "127.0.0.1:6379" (expected redis://host:port or rediss://…)',

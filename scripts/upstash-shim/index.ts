@@ -41,6 +41,9 @@ export interface ShimOptions {
   requestTimeoutMs?: number;
 }
 
+/** Every option {@link startShim} reads. */
+const SHIM_OPTIONS = ["redisUrl", "cluster", "token", "port", "host", "maxBodyBytes", "requestTimeoutMs"] as const satisfies ReadonlyArray<keyof ShimOptions>;
+
 /** A running shim. */
 export interface Shim {
   /** `http://<host>:<port>`: the `UPSTASH_REDIS_REST_URL` to give the client. */
@@ -63,6 +66,8 @@ export interface Shim {
  * await shim.close();
  */
 export async function startShim(options: ShimOptions): Promise<Shim> {
+  const unknown = Object.keys(options).find((name) => !(SHIM_OPTIONS as readonly string[]).includes(name));
+  if (unknown !== undefined) throw new TypeError(`startShim: unknown option ${JSON.stringify(unknown)} (expected one of ${SHIM_OPTIONS.join(", ")})`);
   // fetch and node:http drop spaces and line breaks at a header value's ends (RFC 9110 §5.5):
   // kept here, a pasted token's own clients could never match it.
   const token = options.token?.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
