@@ -58,6 +58,7 @@ export const USAGE = `Usage: ratewall-admin <command> [--url http://127.0.0.1:87
   query value, deny, allow and tier take the id (cookie:<hash>) that status <value> --key --route NAME prints.
   Unlimited routes make no Redis call and never read a deny or allow entry: only ALLOW and DENY apply there.
   The token comes from ${TOKEN_VARIABLE} (the Worker's ADMIN_TOKEN; npm start prints one).
+  --version prints ratewall's version.
   In a clone of the repository: npm run admin -- <command> [flags].`;
 
 const COMMANDS = ["status", "reset", "deny", "allow", "tier", "lists", "config"] as const;

@@ -8,10 +8,16 @@
  */
 import { AdminUsageError, parseAdminArgs, USAGE, type Command } from "./args.ts";
 import { type CopyAnswer, type ListAnswer, type ListsAnswer, readAnswer, type ResetAnswer, type StatusAnswer, type TierAnswer } from "./answers.ts";
+import { versionAsked } from "../cli-usage.ts";
 import { callAdmin } from "./client.ts";
 import { formatConfig, formatCopy, formatList, formatLists, formatProblem, formatReset, formatStatus, formatTier } from "./format.ts";
 
 async function main(): Promise<number> {
+  const version = versionAsked(process.argv.slice(2));
+  if (version) {
+    console.log(version);
+    return 0;
+  }
   const args = parseAdminArgs(process.argv.slice(2), process.env);
   if (!args) {
     console.log(USAGE);

@@ -215,6 +215,14 @@ describe("the npm package, installed into a Hono app outside the repository", ()
     const { stdout } = await run(join(app, "node_modules/.bin/ratewall-admin"), ["--help"]);
     expect(stdout).toMatch(/^Usage: ratewall-admin <command>/);
   }, 30_000);
+
+  it("Should print the installed package's version with --version, from both command lines", async () => {
+    const { version } = JSON.parse(await readFile(fromRoot("package.json"), "utf8")) as { version: string };
+    for (const bin of ["ratewall-shim", "ratewall-admin"]) {
+      const { stdout } = await run(join(app, "node_modules/.bin", bin), ["--version"]);
+      expect(stdout, bin).toBe(`${version}\n`);
+    }
+  }, 30_000);
   it("Should load every export with require(), as a CommonJS project (npm init's default) does", async () => {
     const exported = Object.keys((JSON.parse(await readFile(fromRoot("package.json"), "utf8")) as { exports: Record<string, unknown> }).exports);
     const names = exported.filter((path) => path !== "./package.json").map((path) => path.replace(/^\./, "ratewall"));

@@ -30,6 +30,7 @@ export class CliUsageError extends Error {
 export const USAGE = `Usage: ratewall-shim [--port 8079] [--host 127.0.0.1] [--redis-url redis://127.0.0.1:6379] [--cluster] --token <secret> [--max-body-bytes ${MAX_REQUEST_BYTES}]
   --token falls back to UPSTASH_REDIS_REST_TOKEN, --redis-url to REDIS_URL.
   --cluster: the Redis is a Redis Cluster and --redis-url any one of its nodes.
+  --version prints ratewall's version.
   In a clone of the repository: npm run shim -- [flags].`;
 
 /**

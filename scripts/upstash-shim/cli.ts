@@ -6,9 +6,12 @@
  * npm run shim -- --port 8079 --redis-url redis://127.0.0.1:6380 --token "$(openssl rand -hex 16)"
  */
 import { CliUsageError, isLoopback, maskCredentials, parseCliOptions, USAGE } from "./cli-options.ts";
+import { versionAsked } from "../cli-usage.ts";
 import { startShim } from "./index.ts";
 
 async function main() {
+  const version = versionAsked(process.argv.slice(2));
+  if (version) return void console.log(version);
   const options = parseCliOptions(process.argv.slice(2), process.env);
   if (!options) return void console.log(USAGE);
   if (!isLoopback(options.host)) {
