@@ -32,6 +32,24 @@ describe("check-config", () => {
     expect(checkConfigText('[vars]\nUPSTASH_REDIS_REST_URL = "https://eu1-example.upstash.io"', "wrangler.toml").output).toBe("wrangler.toml: ok ([vars])");
   });
 
+  it("Should warn of a Redis URL that sends the token unencrypted, and of a Custom Domain with no ORIGIN_URL, whose requests would come back to the Worker", () => {
+    expect(checkConfigText('[vars]\nUPSTASH_REDIS_REST_URL = "http://eu1-example.upstash.io"', "wrangler.toml").output).toBe(
+      "wrangler.toml: ok ([vars])\nwrangler.toml: warning: [vars] UPSTASH_REDIS_REST_URL is http://, so the token crosses the network unencrypted: use https://",
+    );
+    const domain = (env: string, vars: string) =>
+      `routes = [{ pattern = "api.example.com", custom_domain = true }]\n[vars]\nUPSTASH_REDIS_REST_URL = "https://x.upstash.io"\n${vars}\n${env}`;
+    expect(checkConfigText(domain("", ""), "wrangler.toml").output).toBe(
+      'wrangler.toml: ok ([vars])\nwrangler.toml: warning: [vars] has no ORIGIN_URL, and the route "api.example.com" is a Custom Domain, where the Worker is the origin: each request it forwards would come back to it; set ORIGIN_URL (unless it is a secret)',
+    );
+    expect(checkConfigText(domain("", 'ORIGIN_URL = "https://origin.example.com"'), "wrangler.toml").output).toBe("wrangler.toml: ok ([vars])");
+    // An environment deploys its own routes, not the top level's.
+    const staging =
+      '[env.staging]\nroutes = [{ pattern = "staging.example.com", custom_domain = true }]\n[env.staging.vars]\nUPSTASH_REDIS_REST_URL = "https://x.upstash.io"';
+    expect(checkConfigText(domain(staging, 'ORIGIN_URL = "https://origin.example.com"'), "wrangler.toml").output).toContain(
+      'warning: [env.staging.vars] has no ORIGIN_URL, and the route "staging.example.com" is a Custom Domain',
+    );
+  });
+
   it.each(fixtures)("Should report exactly the message %s expects", (name) => {
     const text = readFileSync(join(dir, name), "utf8");
     const expected = /^# expect: (.*)$/m.exec(text)?.[1];

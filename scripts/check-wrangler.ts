@@ -40,13 +40,14 @@ export function checkWranglerConfig(config: Record<string, unknown>, { env }: { 
 }
 
 /**
- * The variable sets a deploy may use, by where they are: with `env` (--env, CLOUDFLARE_ENV) that
- * environment's alone, since a deploy uses no others; without, `[vars]` and every environment's.
+ * The variable sets a deploy may use, by where they are, each with the routes deployed beside it:
+ * with `env` (--env, CLOUDFLARE_ENV) that environment's alone, since a deploy uses no others;
+ * without, `[vars]` and every environment's. Neither `vars` nor `routes` is inherited.
  */
-function variableSets(config: Record<string, unknown>, env: string | undefined): Array<[string, unknown]> {
-  const envs = Object.entries((config.env ?? {}) as Record<string, { vars?: unknown }>);
-  const sets: Array<[string, unknown]> = env === undefined ? [["[vars]", config.vars]] : [];
-  for (const [name, table] of envs) if (env === undefined || name === env) sets.push([`[env.${name}.vars]`, table?.vars]);
+function variableSets(config: Record<string, unknown>, env: string | undefined): Array<[where: string, vars: unknown, routes: unknown]> {
+  const envs = Object.entries((config.env ?? {}) as Record<string, { vars?: unknown; routes?: unknown }>);
+  const sets: Array<[string, unknown, unknown]> = env === undefined ? [["[vars]", config.vars, config.routes]] : [];
+  for (const [name, table] of envs) if (env === undefined || name === env) sets.push([`[env.${name}.vars]`, table?.vars, table?.routes]);
   return sets;
 }
 
@@ -78,20 +79,36 @@ const PRIVATE = /^(10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+|172\.(1[6-9]|2\d|3[01])\
 
 /**
  * What a valid file may still get wrong for a deploy: a Redis URL that only this machine or its
- * network reaches (the shipped file's, for `wrangler dev` against a local shim).
+ * network reaches (the shipped file's, for `wrangler dev` against a local shim), or that another
+ * network reads the token on (`http://`); and a Custom Domain without `ORIGIN_URL`, where the
+ * Worker is the origin, so that every request it forwards would come back to it. Warnings, not
+ * errors: `ORIGIN_URL` may be a secret, which the file does not show.
  *
  * @example
  * deployWarnings({ vars: { UPSTASH_REDIS_REST_URL: "http://127.0.0.1:8079" } });
  * // ["[vars] UPSTASH_REDIS_REST_URL points at 127.0.0.1, which only this machine reaches: …"]
  */
 export function deployWarnings(config: Record<string, unknown>, { env }: { env?: string | undefined } = {}): string[] {
-  return variableSets(config, env).flatMap(([where, vars]) => {
+  return variableSets(config, env).flatMap(([where, vars, routes]) => {
+    const warnings: string[] = [];
     const url = (vars as Record<string, unknown> | undefined)?.UPSTASH_REDIS_REST_URL;
-    const hostname = typeof url === "string" && URL.canParse(url) ? new URL(url).hostname : "";
+    const parsed = typeof url === "string" && URL.canParse(url) ? new URL(url) : undefined;
+    const hostname = parsed?.hostname ?? "";
     const host = localForm(hostname);
     const reach = LOOPBACK.test(host) ? "only this machine reaches" : PRIVATE.test(host) ? "only its private network reaches" : undefined;
-    if (reach === undefined) return [];
-    return [`${where} UPSTASH_REDIS_REST_URL points at ${hostname}, which ${reach}: set your database's URL before \`wrangler deploy\``];
+    if (reach !== undefined) {
+      warnings.push(`${where} UPSTASH_REDIS_REST_URL points at ${hostname}, which ${reach}: set your database's URL before \`wrangler deploy\``);
+    } else if (parsed?.protocol === "http:") {
+      warnings.push(`${where} UPSTASH_REDIS_REST_URL is http://, so the token crosses the network unencrypted: use https://`);
+    }
+    const customDomain = Array.isArray(routes) ? routes.find((route) => (route as { custom_domain?: unknown })?.custom_domain === true) : undefined;
+    if (customDomain && (vars as Record<string, unknown> | undefined)?.ORIGIN_URL === undefined) {
+      const pattern = JSON.stringify((customDomain as { pattern?: unknown }).pattern);
+      warnings.push(
+        `${where} has no ORIGIN_URL, and the route ${pattern} is a Custom Domain, where the Worker is the origin: each request it forwards would come back to it; set ORIGIN_URL (unless it is a secret)`,
+      );
+    }
+    return warnings;
   });
 }
 
