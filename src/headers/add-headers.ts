@@ -1,9 +1,12 @@
 /**
  * @module Adding headers to the answer a handler already produced. Hono's `c.header()` copies a
  * finished response once per header it sets; on the path of every allowed request that is one
- * `Response` copy per rate-limit header. The response's own headers are set in place instead, as
- * Hono's own middleware (`secure-headers`) does; only a response whose headers are immutable (a
- * `fetch` answer handed through as is) goes through `c.header()` and its copy.
+ * `Response` copy per rate-limit header. On workerd the response's own headers are set in place
+ * instead, as Hono's own middleware (`secure-headers`) does; a response whose headers are
+ * immutable (a `fetch` answer handed through as is) is copied once. Elsewhere it is always copied
+ * once: @hono/node-server's lightweight `Response` drops headers set in place when it is wrapped
+ * again (Hono's HEAD answer, `compress()`, `etag()`), and its copy of a `fetch` answer keeps the
+ * immutable headers, which `c.header()` would then fail to set.
  */
 import type { Context } from "hono";
 import type { HeaderList } from "./rate-limit-headers.ts";
@@ -23,13 +26,29 @@ export function addHeaders(c: Context, headers: HeaderList): void {
   if (headers.length === 0) return;
   const target = c.res.headers;
   const merged = mergeHeaders(target, headers);
-  try {
-    for (const [name, value] of merged) target.set(name, value);
-  } catch {
-    // Immutable headers refuse the first set, so nothing was changed: copy once through Hono.
-    for (const [name, value] of merged) c.header(name, value);
+  if (IN_PLACE) {
+    try {
+      for (const [name, value] of merged) target.set(name, value);
+      return;
+    } catch {
+      // Immutable headers refuse the first set, so nothing was changed: copied below.
+    }
   }
+  const res = c.res;
+  const copy = new Headers(target);
+  for (const [name, value] of merged) copy.set(name, value);
+  // Unset first: Hono's `res` setter would otherwise copy the old headers back over the merged ones.
+  c.res = undefined;
+  c.res = new Response(res.body, {
+    status: res.status,
+    statusText: res.statusText,
+    headers: copy,
+    webSocket: (res as { webSocket?: unknown }).webSocket,
+  } as ResponseInit);
 }
+
+/** Whether headers set in place stay on the answer: on workerd, yes (see the module's doc). */
+const IN_PLACE = (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === "Cloudflare-Workers";
 
 /**
  * What to set on an answer that may already carry a limit's headers: those of another

@@ -1,0 +1,62 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { serve, type ServerType } from "@hono/node-server";
+import { Hono, type MiddlewareHandler } from "hono";
+import { compress } from "hono/compress";
+import { etag } from "hono/etag";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rateLimit } from "../../src/middleware/rate-limit/index.ts";
+import { startHarness, TOKEN, type Harness } from "./limiter/harness.ts";
+
+// @hono/node-server answers with a lightweight Response of its own: headers set on it in place
+// are lost when it is wrapped again, and its copy of a fetch() answer keeps immutable headers.
+let h: Harness;
+let origin: Server;
+const servers: ServerType[] = [];
+
+beforeAll(async () => {
+  h = await startHarness();
+  origin = createServer((_req, res) => res.setHeader("x-origin", "1").end("from origin"));
+  await new Promise<void>((resolve) => origin.listen(0, "127.0.0.1", resolve));
+});
+
+afterAll(async () => {
+  for (const server of servers) await new Promise((resolve) => server.close(resolve));
+  await new Promise((resolve) => origin.close(resolve));
+  await h.close();
+});
+
+/** A Node server of an app limited to 100 a minute, behind `outer` when given; its URL. */
+async function limitedServer(outer?: MiddlewareHandler): Promise<string> {
+  const vars = { UPSTASH_REDIS_REST_URL: h.shim.url, UPSTASH_REDIS_REST_TOKEN: TOKEN, RATE_LIMIT: "100/60s", KEY_PREFIX: h.prefix() };
+  const app = new Hono();
+  if (outer) app.use(outer);
+  app.use(rateLimit({ vars, clientAddress: () => "203.0.113.50", log: () => {} }));
+  app.get("/json", (c) => c.json({ text: "x".repeat(2000) }));
+  app.get("/proxy", () => fetch(`http://127.0.0.1:${(origin.address() as AddressInfo).port}/`));
+  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+  servers.push(server);
+  await new Promise((resolve) => server.once("listening", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe("the rate-limit headers on @hono/node-server", () => {
+  it("Should pass an origin's answer through a handler that returns fetch(), with the headers, not answer 500", async () => {
+    const res = await fetch(`${await limitedServer()}/proxy`);
+    expect([res.status, await res.text(), res.headers.get("x-origin"), res.headers.get("ratelimit-policy")]).toEqual([
+      200,
+      "from origin",
+      "1",
+      '"default";q=100;w=60',
+    ]);
+  });
+
+  it("Should keep the headers on a HEAD answer, and under compress() or etag() mounted before it", async () => {
+    const head = await fetch(`${await limitedServer()}/json`, { method: "HEAD" });
+    const compressed = await fetch(`${await limitedServer(compress())}/json`, { headers: { "accept-encoding": "gzip" } });
+    const tagged = await fetch(`${await limitedServer(etag())}/json`);
+    await Promise.all([compressed.arrayBuffer(), tagged.arrayBuffer()]);
+    expect([compressed.headers.get("content-encoding"), tagged.headers.has("etag")]).toEqual(["gzip", true]);
+    for (const res of [head, compressed, tagged]) expect([res.status, res.headers.get("ratelimit-policy")]).toEqual([200, '"default";q=100;w=60']);
+  });
+});
