@@ -70,3 +70,27 @@ describe("the middleware with a clock of its user's", () => {
     expect(logs.filter((entry) => (entry as { event: string }).event === "redis-failure")).toEqual([]);
   });
 });
+
+describe("the middleware with a log of its user's that ships lines elsewhere", () => {
+  it("Should ignore an async log whose promise rejects, as it ignores one that throws, where the rejection would end the process", async () => {
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    // Vitest's own listener would fail the run on the rejection; this one records it instead.
+    const vitests = process.listeners("unhandledRejection");
+    process.removeAllListeners("unhandledRejection");
+    process.on("unhandledRejection", record);
+    try {
+      const vars = { UPSTASH_REDIS_REST_URL: h.shim.url, UPSTASH_REDIS_REST_TOKEN: TOKEN, RATE_LIMIT: "1/60s", KEY_PREFIX: h.prefix() };
+      const app = new Hono();
+      app.use(rateLimit({ vars, clientAddress: () => "203.0.113.60", log: async () => Promise.reject(new Error("log service down")) }));
+      app.get("/", (c) => c.text("ok"));
+      // The second request is refused, which writes a `refusal` line.
+      const statuses = [(await app.request("/")).status, (await app.request("/")).status];
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect([statuses, unhandled.map(String)]).toEqual([[200, 429], []]);
+    } finally {
+      process.off("unhandledRejection", record);
+      for (const listener of vitests) process.on("unhandledRejection", listener);
+    }
+  });
+});

@@ -52,7 +52,7 @@ export function redact(logger: Logger, secret: string): Logger {
     if (!inLine.some((form) => text.includes(form))) return logger(entry);
     // Replaced string by string, not in the line's text, where a match could begin inside an
     // escape (`\n` before a secret starting with `n`) and leave invalid JSON.
-    logger(scrub(JSON.parse(text), forms) as LogEntry);
+    return logger(scrub(JSON.parse(text), forms) as LogEntry);
   };
 }
 
@@ -137,7 +137,8 @@ export function describeFailure(error: unknown): { kind: string; cause: string }
 
 /**
  * A log function that cannot fail a request: a user's that throws would turn a 429, or the 502
- * that reports an origin's failure, into an unanswered request.
+ * that reports an origin's failure, into an unanswered request; an async one's rejection, left
+ * unhandled, would end a Node process.
  *
  * @example
  * const log = unfailing(options.log ?? consoleLogger);
@@ -145,7 +146,8 @@ export function describeFailure(error: unknown): { kind: string; cause: string }
 export function unfailing(log: Logger): Logger {
   return (entry) => {
     try {
-      log(entry);
+      const result = log(entry) as unknown;
+      if (result instanceof Promise) result.catch(() => {});
     } catch {
       // Nowhere left to report it: the log is where failures go.
     }
