@@ -70,9 +70,11 @@ export function createApp(deps: AppDeps = {}): Hono<AppEnv> {
     }
     if (error instanceof OriginError) {
       // As redis-failure: one line per origin and kind every 10 s, so that an origin's outage does
-      // not write one per request. The space keeps the origin apart from every route's name.
+      // not write one per request. Keyed by the configured origin, a bounded set: without one,
+      // each host a client names is an origin of its own.
       const runtime = runtimes(c.env);
-      const line = failureLine(runtime.failureLines, `origin ${error.origin}`, error.kind, runtime.clock());
+      const configured = c.get("rateLimit")?.route.origin ?? runtime.settings.defaultRoute.origin ?? "";
+      const line = failureLine(runtime.originLines, configured, error.kind, runtime.clock());
       const cause = String((error.cause as Error)?.message ?? "");
       if (line) log({ level: "error", event: "origin-failure", kind: error.kind, origin: error.origin, cause, ...(line.suppressed > 0 ? line : {}) });
       if (error.kind === "timeout") return problemResponse(504, "The origin did not answer within the timeout (ORIGIN_TIMEOUT_MS).", accept);

@@ -63,6 +63,17 @@ describe("the Worker, end to end", () => {
     ]);
   });
 
+  it("Should log a down zone origin once per 10 s whatever host each client names, where each host would be an origin of its own", async () => {
+    const down = (async () => {
+      throw new TypeError("Network connection lost.");
+    }) as typeof fetch;
+    const t = testApp({ RATE_LIMIT: "1000/1m", ORIGIN_URL: undefined }, { originFetch: down });
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await t.request(`https://h${i}.example.com/`, { ip: uniqueIpv4() })).status);
+    expect(statuses).toEqual([502, 502, 502, 502, 502]);
+    expect(t.logs.filter((entry) => entry.event === "origin-failure").map((entry) => entry.origin)).toEqual(["https://h0.example.com"]);
+  });
+
   it("Should answer 400, counted and logged once, for a path that would climb above ORIGIN_URL's path, and never ask the origin", async () => {
     let asked = 0;
     const t = testApp(

@@ -61,6 +61,8 @@ export interface Runtime {
   warned: Set<string>;
   /** The `redis-failure` lines written, per route and kind (log.ts, {@link failureLine}). */
   failureLines: FailureLines;
+  /** The `origin-failure` lines written, per configured origin (`""`: the request's own) and kind. */
+  originLines: FailureLines;
   /** The given logger, with the Upstash token redacted from every line. */
   log: Logger;
   send: EventSink;
@@ -187,9 +189,9 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
         lists,
       };
     } catch (error) {
-      // A rule the limiter refuses (RangeError) was written in `source`; anything else, from
-      // another `createLimiter` or the checks above, is its own error.
-      if (!(error instanceof RangeError)) throw error;
+      // A rule ratewall's limiter refuses (RangeError) was written in `source`; anything from
+      // another `createLimiter`, or from the check above, is its own error.
+      if (makeLimiter !== createLimiter || !(error instanceof RangeError)) throw error;
       throw new ConfigError(source, "", error.message);
     }
   };
@@ -210,6 +212,7 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
     blocks: createBlockCache(options.blockCacheSize ?? 10_000),
     warned: new Set(),
     failureLines: new Map(),
+    originLines: new Map(),
     log,
     send: createEventSink({ client: settings.analytics.client, secret: settings.redis.token, onEvent: options.onEvent, log }),
     runner,
