@@ -176,16 +176,17 @@ describe("rateLimit middleware", () => {
         new TypeError(`createLimiter(): expected an object with limit and status and reset methods, got ${JSON.stringify(made) ?? "undefined"}`),
       );
     }
-    const own = new Error("no Redis configured for tenant 7");
-    expect(() =>
-      rateLimit({
-        vars,
-        runner,
-        createLimiter: () => {
-          throw own;
-        },
-      }),
-    ).toThrow(own);
+    for (const own of [new Error("no Redis configured for tenant 7"), new RangeError("tenant 7: pool size must be >= 1")]) {
+      expect(() =>
+        rateLimit({
+          vars,
+          runner,
+          createLimiter: () => {
+            throw own;
+          },
+        }),
+      ).toThrow(own);
+    }
   });
 
   it("Should refuse a variable of 6 letters or more one edit away, as ROUTE for ROUTES", () => {
