@@ -31,11 +31,14 @@ export function usageErrors<T>(UsageError: new (message: string) => Error, parse
  */
 export function versionAsked(argv: readonly string[]): string | undefined {
   if (!argv.includes("--version")) return undefined;
-  for (let dir = new URL(".", import.meta.url); dir.pathname !== "/"; dir = new URL("..", dir)) {
+  // Up to the root, which is its own parent (`/`, or `C:/` on Windows).
+  for (let dir = new URL(".", import.meta.url), up = new URL("..", dir); ; dir = up, up = new URL("..", dir)) {
     const file = new URL("package.json", dir);
-    if (!existsSync(file)) continue;
-    const { name, version } = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
-    if (name === "ratewall" && version) return version;
+    if (existsSync(file)) {
+      const { name, version } = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
+      if (name === "ratewall" && version) return version;
+    }
+    if (up.href === dir.href) break;
   }
   throw new Error("no ratewall package.json above this command line, to read its version from");
 }

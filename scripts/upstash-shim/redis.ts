@@ -157,7 +157,9 @@ function connectCluster(redisUrl: string, subscriber: () => Redis): RedisLink {
   // A Redis that is no cluster's node answers every slots query so: no retry can help.
   let standalone: Error | undefined;
   cluster.on("error", (error: Error & { lastNodeError?: Error }) => {
-    lastError = error; // Reported per request as 5xx; reconnection is automatic.
+    // Reported per request as 5xx; reconnection is automatic. A node's own error (NOAUTH, say)
+    // says why better than "Failed to refresh slots cache".
+    lastError = error.lastNodeError ?? error;
     if (/cluster support disabled/.test(String(error.lastNodeError?.message))) standalone = error.lastNodeError;
   });
   let majorVersion: number | undefined;
