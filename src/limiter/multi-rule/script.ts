@@ -13,4 +13,4 @@ import { lua as tokenBucket } from "../token-bucket/script.ts";
 /** Every algorithm, dispatched per rule on its tag (ARGV). */
 export const source = assembleScript([fixedWindow, slidingLog, slidingWindow, slidingWindowApprox, tokenBucket]);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "129e89b54566eeae47a2b4471c106a646ef73ada";
+export const sha1 = "2ed7aa4bf5da87afda50c1976367ac4de8ac66f3";

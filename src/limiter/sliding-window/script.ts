@@ -49,13 +49,13 @@ ALGORITHMS["buckets"] = { keys = 1, check = function(keys, now, cost, limit, win
   while 256 ^ count_bytes <= limit + 1 do count_bytes = count_bytes + 1 end
   local record = count_bytes + 2 -- bytes per slot: count, first, last
   local width = math.ceil(window_ms / buckets) -- ms per bucket
-  local tick = math.max(math.ceil((width - 1) / 255), 1) -- ms per stored time unit: a time fits a byte
+  local tick = math.max(math.ceil((width - 1) / 255), 1) -- ms per stored time unit
   local function number_at(text, at, bytes) -- big-endian unsigned integer, 1-based offset
     local value = 0
     for n = at, at + bytes - 1 do value = value * 256 + string.byte(text, n) end
     return value
   end
-  local function bytes_of(value, bytes) -- big-endian, the inverse of number_at
+  local function bytes_of(value, bytes) -- big-endian
     local out = {}
     for n = bytes, 1, -1 do out[n] = string.char(value % 256) value = math.floor(value / 256) end
     return table.concat(out)
@@ -153,4 +153,4 @@ end }
 /** The single-rule sliding-window script. */
 export const source = assembleOneRuleScript(lua);
 /** SHA1 of {@link source}, pinned; `npm run hash-scripts` prints a fresh one after an edit. */
-export const sha1 = "f04889c3a84254612af7adf16fc7f2baae6f786b";
+export const sha1 = "61d082cb0fff45a77e14572132d71f78a1addfa1";
