@@ -35,17 +35,29 @@ export function addHeaders(c: Context, headers: HeaderList): void {
     }
   }
   const res = c.res;
-  const copy = new Headers(target);
-  for (const [name, value] of merged) copy.set(name, value);
+  let copy: Response;
+  if (IN_PLACE) {
+    // A Response as the init keeps what workerd adds to one: its webSocket, and a `manual`
+    // encodeBody, without which a compressed body passed through would be compressed again.
+    copy = new Response(res.body, res);
+    for (const [name, value] of merged) copy.headers.set(name, value);
+  } else {
+    const headers = new Headers(target);
+    for (const [name, value] of merged) headers.set(name, value);
+    // @hono/node-server makes the real Response only when its body or statusText is read, and
+    // refuses then a 204's or 304's "" body; copied twice, as `c.header()` does, the answer keeps
+    // its Content-Length rather than go out chunked.
+    const empty = NULL_BODY.includes(res.status);
+    const once = new Response(empty ? null : res.body, { status: res.status, ...(empty ? {} : { statusText: res.statusText }), headers });
+    copy = new Response(once.body, once);
+  }
   // Unset first: Hono's `res` setter would otherwise copy the old headers back over the merged ones.
   c.res = undefined;
-  c.res = new Response(res.body, {
-    status: res.status,
-    statusText: res.statusText,
-    headers: copy,
-    webSocket: (res as { webSocket?: unknown }).webSocket,
-  } as ResponseInit);
+  c.res = copy;
 }
+
+/** Statuses whose answer has no body (RFC 9110 §15.3.5, §15.3.6, §15.4.5). */
+const NULL_BODY = [204, 205, 304];
 
 /** Whether headers set in place stay on the answer: on workerd, yes (see the module's doc). */
 const IN_PLACE = (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === "Cloudflare-Workers";

@@ -33,6 +33,7 @@ async function limitedServer(outer?: MiddlewareHandler): Promise<string> {
   if (outer) app.use(outer);
   app.use(rateLimit({ vars, clientAddress: () => "203.0.113.50", log: () => {} }));
   app.get("/json", (c) => c.json({ text: "x".repeat(2000) }));
+  app.get("/empty/:status", (c) => new Response("", { status: Number(c.req.param("status")) }));
   app.get("/proxy", () => fetch(`http://127.0.0.1:${(origin.address() as AddressInfo).port}/`));
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   servers.push(server);
@@ -49,6 +50,16 @@ describe("the rate-limit headers on @hono/node-server", () => {
       "1",
       '"default";q=100;w=60',
     ]);
+  });
+
+  it("Should keep an answer's status, Content-Length and headers, a 204's or 304's empty body included", async () => {
+    const url = await limitedServer();
+    const json = await fetch(`${url}/json`);
+    expect([json.status, json.headers.get("content-length"), (await json.text()).length]).toEqual([200, "2011", 2011]);
+    for (const status of [204, 304]) {
+      const res = await fetch(`${url}/empty/${status}`);
+      expect([res.status, res.headers.get("ratelimit-policy")], String(status)).toEqual([status, '"default";q=100;w=60']);
+    }
   });
 
   it("Should keep the headers on a HEAD answer, and under compress() or etag() mounted before it", async () => {
