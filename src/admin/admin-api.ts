@@ -114,10 +114,12 @@ export function adminApi(runtimes: Runtimes): MiddlewareHandler {
       logRedisFailure(runtime, error);
       // A list entry is written to several keys (a copy per multi-key route): some may have been
       // written, so a write's answer says to retry, which converges, rather than that nothing changed.
-      // A refused token is the operator's to fix, not an outage to wait out.
-      const cause =
-        error.status === 401 || error.status === 403 ? `Redis refused the token (${error.status}; UPSTASH_REDIS_REST_TOKEN)` : "Redis could not be reached";
-      return problemJson(503, c.req.method === "GET" ? `${cause}.` : `${cause}; retry (the change may have been applied in part).`);
+      // A refused token is the operator's to fix, not an outage to wait out, and wrote nothing.
+      if (error.status === 401 || error.status === 403) return problemJson(503, "Redis refused the token (UPSTASH_REDIS_REST_TOKEN).");
+      return problemJson(
+        503,
+        c.req.method === "GET" ? "Redis could not be reached." : "Redis could not be reached; retry (the change may have been applied in part).",
+      );
     }
   }
 }

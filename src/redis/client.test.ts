@@ -47,7 +47,7 @@ describe("createRedisRunner (workerd)", () => {
     // A token passed as the URL is not quoted; one with a password in it would fail every call, quoting it.
     for (const url of ["eu1-example.upstash.io", "AXyzS3cretT0ken", "https://default:S3cret@eu1-example.upstash.io", "https://[bad"]) {
       expect(() => createRedisRunner({ ...options, url }), url).toThrow(
-        new TypeError("url: expected an http(s) URL with no user or password (not quoted: it may hold a secret)"),
+        new TypeError("url: expected an http(s) URL without credentials (not quoted: it may be a secret)"),
       );
     }
     // Missing or empty, every call would be a 401: no limit at all under FAILURE_MODE=open.

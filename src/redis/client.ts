@@ -66,7 +66,7 @@ function createRequest({ url, token: given, timeoutMs, fetch: fetchImpl }: Redis
   // Not quoted: a token passed as the URL would reach the logs. An `@` before the path is a user or
   // password, with which fetch refuses every call, quoting the URL, password included.
   if (typeof url !== "string" || !/^https?:\/\/[^/?#@]+(?:[/?#]|$)/i.test(url) || !URL.canParse(url)) {
-    throw new TypeError("url: expected an http(s) URL with no user or password (not quoted: it may hold a secret)");
+    throw new TypeError("url: expected an http(s) URL without credentials (not quoted: it may be a secret)");
   }
   // Spaces and line breaks at the ends go, as fetch drops them from a header's value (RFC 9110
   // §5.5); one inside, or a character no header carries, is refused here: the runtime's own error

@@ -191,8 +191,16 @@ describe("the admin API: status", () => {
 describe("the admin API: failures", () => {
   it("Should say that Redis refused the token, naming the variable, when Upstash answers 401, not that it could not be reached", async () => {
     const t = adminApp({ UPSTASH_REDIS_REST_TOKEN: "not-the-shims-token-0123456789" });
-    const answer = await t.admin("status?client=192.0.2.8");
-    expect([answer.status, ((await answer.json()) as { detail: string }).detail]).toEqual([503, "Redis refused the token (401; UPSTASH_REDIS_REST_TOKEN)."]);
+    for (const [path, method] of [
+      ["status?client=192.0.2.8", "GET"],
+      ["deny?client=192.0.2.8", "POST"],
+    ]) {
+      const answer = await t.admin(path!, { method });
+      expect([answer.status, ((await answer.json()) as { detail: string }).detail], method).toEqual([
+        503,
+        "Redis refused the token (UPSTASH_REDIS_REST_TOKEN).",
+      ]);
+    }
   });
 
   it("Should answer 503 only when Redis fails, and 500 for any other error, so the operator looks in the right place", async () => {
