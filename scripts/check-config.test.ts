@@ -42,6 +42,12 @@ describe("check-config", () => {
       'wrangler.toml: ok ([vars])\nwrangler.toml: warning: [vars] has no ORIGIN_URL, and the route "api.example.com" is a Custom Domain, where the Worker is the origin: each request it forwards would come back to it; set ORIGIN_URL (unless it is a secret)',
     );
     expect(checkConfigText(domain("", 'ORIGIN_URL = "https://origin.example.com"'), "wrangler.toml").output).toBe("wrangler.toml: ok ([vars])");
+    expect(checkConfigText(domain("", 'ORIGIN_URL = ""'), "wrangler.toml").output).toContain("warning: [vars] has no ORIGIN_URL");
+    // wrangler also takes a single `route`.
+    const single = '[vars]\nUPSTASH_REDIS_REST_URL = "https://x.upstash.io"';
+    expect(checkConfigText(`route = { pattern = "api.example.com", custom_domain = true }\n${single}`, "wrangler.toml").output).toContain(
+      'warning: [vars] has no ORIGIN_URL, and the route "api.example.com" is a Custom Domain',
+    );
     // An environment deploys its own routes, not the top level's.
     const staging =
       '[env.staging]\nroutes = [{ pattern = "staging.example.com", custom_domain = true }]\n[env.staging.vars]\nUPSTASH_REDIS_REST_URL = "https://x.upstash.io"';

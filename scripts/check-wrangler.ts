@@ -46,9 +46,14 @@ export function checkWranglerConfig(config: Record<string, unknown>, { env }: { 
  */
 function variableSets(config: Record<string, unknown>, env: string | undefined): Array<[where: string, vars: unknown, routes: unknown]> {
   const envs = Object.entries((config.env ?? {}) as Record<string, { vars?: unknown; routes?: unknown }>);
-  const sets: Array<[string, unknown, unknown]> = env === undefined ? [["[vars]", config.vars, config.routes]] : [];
-  for (const [name, table] of envs) if (env === undefined || name === env) sets.push([`[env.${name}.vars]`, table?.vars, table?.routes]);
+  const sets: Array<[string, unknown, unknown]> = env === undefined ? [["[vars]", config.vars, routesOf(config)]] : [];
+  for (const [name, table] of envs) if (env === undefined || name === env) sets.push([`[env.${name}.vars]`, table?.vars, routesOf(table ?? {})]);
   return sets;
+}
+
+/** A table's routes: `routes`, or wrangler's singular `route`. */
+function routesOf(table: { routes?: unknown; route?: unknown }): unknown {
+  return table.routes ?? (table.route === undefined ? undefined : [table.route]);
 }
 
 /** The keys of wrangler's `build` table. */
@@ -102,7 +107,9 @@ export function deployWarnings(config: Record<string, unknown>, { env }: { env?:
       warnings.push(`${where} UPSTASH_REDIS_REST_URL is http://, so the token crosses the network unencrypted: use https://`);
     }
     const customDomain = Array.isArray(routes) ? routes.find((route) => (route as { custom_domain?: unknown })?.custom_domain === true) : undefined;
-    if (customDomain && (vars as Record<string, unknown> | undefined)?.ORIGIN_URL === undefined) {
+    const origin = (vars as Record<string, unknown> | undefined)?.ORIGIN_URL;
+    // Empty, it is unset, as the Worker reads it.
+    if (customDomain && (typeof origin !== "string" || origin.trim() === "")) {
       const pattern = JSON.stringify((customDomain as { pattern?: unknown }).pattern);
       warnings.push(
         `${where} has no ORIGIN_URL, and the route ${pattern} is a Custom Domain, where the Worker is the origin: each request it forwards would come back to it; set ORIGIN_URL (unless it is a secret)`,
