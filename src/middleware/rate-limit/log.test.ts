@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type FailureLines, failureLine, type LogEntry, recoveryLine, redact } from "./log.ts";
+import { type FailureLines, failureLine, type LogEntry, type Logger, recoveryLine, redact } from "./log.ts";
 
 /** A logger that keeps what it was given, and the line the console would print. */
 function recorder() {
@@ -32,6 +32,15 @@ describe("redact", () => {
     const logger = recorder();
     redact(logger, "nsecret-token")({ level: "error", event: "internal-error", cause: "line one\nsecret-token and nsecret-token" });
     expect(logger.entries[0]).toEqual({ level: "error", event: "internal-error", cause: "line one\nsecret-token and [redacted]" });
+  });
+
+  it("Should hand back an async logger's promise, scrubbed line or not, so that its rejection can be caught (unfailing)", () => {
+    const shipped = Promise.resolve();
+    const log = redact((() => shipped) as Logger, "AYNgASQgODk0secret") as (entry: LogEntry) => unknown;
+    expect([log({ level: "info", event: "refusal" }), log({ level: "error", event: "internal-error", cause: "AYNgASQgODk0secret" })]).toEqual([
+      shipped,
+      shipped,
+    ]);
   });
 });
 
