@@ -7,9 +7,11 @@
 // handler, so the default preset's SmartRouter (RegExpRouter and TrieRouter) would only add
 // 5.9 KB minified, 2.4 KB gzipped, to every cold start. hono.dev/api/presets: "The Hono class
 // imported from all presets is the same, the only difference being the router."
+import type { Context } from "hono";
 import { Hono } from "hono/tiny";
 import { HTTPException } from "hono/http-exception";
 import { problemResponse } from "./answers.ts";
+import type { Settings } from "./config/types.ts";
 import { ConfigError, OriginError } from "./errors.ts";
 import { consoleLogger, failureLine, redact, unfailing } from "./middleware/rate-limit/log.ts";
 import { adminApi } from "./admin/admin-api.ts";
@@ -49,10 +51,11 @@ export function createApp(deps: AppDeps = {}): Hono<AppEnv> {
 
   app.use(adminApi(runtimes));
   app.use(rateLimitWith(runtimes, { throwRefusals: false }));
+  /** The origin a request goes to: its route's, else ORIGIN_URL; undefined for the request's own URL. */
+  const originOf = (c: Context<AppEnv>, settings: Settings) => c.get("rateLimit")?.route.origin ?? settings.defaultRoute.origin;
   app.all("*", function forward(c) {
     const { settings } = runtimes(c.env);
-    const origin = c.get("rateLimit")?.route.origin ?? settings.defaultRoute.origin;
-    return forwardToOrigin(c.req.raw, { origin, timeoutMs: settings.originTimeoutMs, fetch: originFetch });
+    return forwardToOrigin(c.req.raw, { origin: originOf(c, settings), timeoutMs: settings.originTimeoutMs, fetch: originFetch });
   });
 
   app.onError(function answerError(error, c) {
@@ -73,8 +76,7 @@ export function createApp(deps: AppDeps = {}): Hono<AppEnv> {
       // not write one per request. Keyed by the configured origin, a bounded set: without one,
       // each host a client names is an origin of its own.
       const runtime = runtimes(c.env);
-      const configured = c.get("rateLimit")?.route.origin ?? runtime.settings.defaultRoute.origin ?? "";
-      const line = failureLine(runtime.originLines, configured, error.kind, runtime.clock());
+      const line = failureLine(runtime.originLines, originOf(c, runtime.settings) ?? "", error.kind, runtime.clock());
       const cause = String((error.cause as Error)?.message ?? "");
       if (line) log({ level: "error", event: "origin-failure", kind: error.kind, origin: error.origin, cause, ...(line.suppressed > 0 ? line : {}) });
       if (error.kind === "timeout") return problemResponse(504, "The origin did not answer within the timeout (ORIGIN_TIMEOUT_MS).", accept);

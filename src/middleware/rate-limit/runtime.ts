@@ -162,6 +162,8 @@ const NO_ENV = Object.freeze({});
 export function buildRuntime(settings: Settings, options: RuntimeOptions): Runtime {
   const runner = options.runner ?? createRedisRunner({ ...settings.redis, fetch: options.fetch });
   const makeLimiter = options.createLimiter ?? createLimiter;
+  // Another implementation's limiter is checked, and its errors are its own (below).
+  const custom = makeLimiter !== createLimiter;
   const global = compileLevel(settings);
   const compile = (route: RouteSettings, name: string, source: string): CompiledRoute => {
     const { sources, ofRule } = ruleSources(route);
@@ -174,8 +176,8 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
     if (route.unlimited) return { settings: route, name, policyFor: () => "", rulesFor, identify, lists };
     try {
       const limiter = makeLimiter(route.tiers ?? route.rules, { runner, prefix: settings.keyPrefix });
-      // Another implementation's: a wrong one would fail every decision, as a wrong runner would.
-      if (makeLimiter !== createLimiter) expectMethods("createLimiter()", limiter, ["limit", "status", "reset"]);
+      // A wrong one would fail every decision, as a wrong runner would.
+      if (custom) expectMethods("createLimiter()", limiter, ["limit", "status", "reset"]);
       const policies = new Map(Object.entries(route.tiers?.tiers ?? { "": route.rules }).map(([tier, rules]) => [tier, policyHeader(rules, route.cost)]));
       const fallback = policyHeader(route.rules, route.cost);
       return {
@@ -191,7 +193,7 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
     } catch (error) {
       // A rule ratewall's limiter refuses (RangeError) was written in `source`; anything from
       // another `createLimiter`, or from the check above, is its own error.
-      if (makeLimiter !== createLimiter || !(error instanceof RangeError)) throw error;
+      if (custom || !(error instanceof RangeError)) throw error;
       throw new ConfigError(source, "", error.message);
     }
   };
