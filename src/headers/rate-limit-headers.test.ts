@@ -31,6 +31,9 @@ describe("policyHeader", () => {
 
   it("Should announce quotas in requests of the route's cost, a token bucket's as the burst's whole requests and the time to refill what they spend", () => {
     expect(policyHeader(rules, 3)).toBe('"10-per-1s";q=3;w=1, "1000-per-1h";q=16;w=173');
+    // A bucket of 5 per 10 s refills the 4 units of its 2 whole requests in 8 s, whether or not its burst is written.
+    const bucket = { name: "b", algorithm: "token-bucket", limit: 5, windowMs: 10_000 } as const;
+    expect([policyHeader([bucket], 2), policyHeader([{ ...bucket, burst: 5 }], 2)]).toEqual(['"b";q=2;w=8', '"b";q=2;w=8']);
     expect(rateLimitHeaders(allowed, "", now, "both", 3)).toEqual([
       ["RateLimit-Policy", ""],
       ["RateLimit", '"10-per-1s";r=3;t=1, "1000-per-1h";r=2;t=18'],

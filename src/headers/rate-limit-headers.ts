@@ -47,7 +47,9 @@ export function requestsOf(units: number, cost: number): number {
  * With a `cost`, the burst's whole requests are announced, and the time to refill what they spend.
  */
 export function policyWindowMs(rule: Rule, cost = 1): number {
-  return rule.burst === undefined ? rule.windowMs : (rule.windowMs * requestsOf(rule.burst, cost) * cost) / rule.limit;
+  // By algorithm, not by `burst`: a bucket written without one has a burst of its limit, and must
+  // be announced as the same bucket written with `burst` equal to its limit is.
+  return rule.algorithm === "token-bucket" ? (rule.windowMs * requestsOf(rule.burst ?? rule.limit, cost) * cost) / rule.limit : rule.windowMs;
 }
 
 /**
