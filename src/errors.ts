@@ -74,10 +74,13 @@ export class OriginError extends Error {
  * @example
  * `got ${quote("10 secs")}`; // 'got "10 secs"'
  * `got ${quote(Number("abc"))}`; // "got NaN"
+ * `got ${quote(Promise.resolve())}`; // "got a Promise"
  */
 export function quote(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value);
   if (typeof value === "number") return String(value);
+  // JSON shows a Promise as `{}`, which hides the usual mistake: an async function where a value is due.
+  if (value instanceof Promise) return "a Promise";
   try {
     return JSON.stringify(value) ?? String(value);
   } catch {

@@ -171,9 +171,14 @@ describe("rateLimit middleware", () => {
   });
 
   it("Should refuse a createLimiter that makes no limiter when created, and pass on its own error as its own, not as a fault of RATE_LIMIT", () => {
-    for (const made of [{}, Promise.resolve({}), undefined]) {
-      expect(() => rateLimit({ vars, runner, createLimiter: () => made as never }), String(made)).toThrow(
-        new TypeError(`createLimiter(): expected an object with limit and status and reset methods, got ${JSON.stringify(made) ?? "undefined"}`),
+    const cases: Array<[made: unknown, got: string]> = [
+      [{}, "{}"],
+      [Promise.resolve({}), "a Promise"],
+      [undefined, "undefined"],
+    ];
+    for (const [made, got] of cases) {
+      expect(() => rateLimit({ vars, runner, createLimiter: () => made as never }), got).toThrow(
+        new TypeError(`createLimiter(): expected an object with limit and status and reset methods, got ${got}`),
       );
     }
     for (const own of [new Error("no Redis configured for tenant 7"), new RangeError("tenant 7: pool size must be >= 1")]) {
