@@ -101,9 +101,6 @@ function editsApart(a: string, b: string): number {
   return previous[b.length]!;
 }
 
-/** {@link DEFAULTS}' `REDIS_TIMEOUT_MS`, as a number: the middleware's and the CLIs' default too. */
-export const DEFAULT_REDIS_TIMEOUT_MS = Number(DEFAULTS.REDIS_TIMEOUT_MS);
-
 /** 32 characters from a random source (`openssl rand -hex 16` gives exactly that) put guessing out of reach. */
 export const MIN_ADMIN_TOKEN_LENGTH = 32;
 

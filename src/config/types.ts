@@ -83,7 +83,7 @@ export interface Settings {
     url: string;
     /** A secret: never logged, never in a message, never forwarded. */
     token: string;
-    /** Bound on one decision's Redis call. @default 500 (`DEFAULT_REDIS_TIMEOUT_MS`; see README, "Failure modes") */
+    /** Bound on one decision's Redis call. @default 500 (`DEFAULTS.REDIS_TIMEOUT_MS`; see README, "Failure modes") */
     timeoutMs: number;
   };
   /** Unmatched requests: `RATE_LIMIT` with `RATE_LIMIT_ALGORITHM`, `MODE`, `ORIGIN_URL`. */
