@@ -4,7 +4,7 @@
  * or an object when it needs a name, another algorithm, a token-bucket burst or sliding-window buckets.
  */
 import { algorithmNames } from "../limiter/catalog.ts";
-import { MAX_COUNT_TIMES_WINDOW_MS } from "../limiter/plan.ts";
+import { MAX_COUNT_TIMES_WINDOW_MS, NAME } from "../limiter/plan.ts";
 import { MAX_BUCKETS } from "../limiter/sliding-window/index.ts";
 import type { AlgorithmName } from "../limiter/types.ts";
 import { parseDuration } from "./duration.ts";
@@ -18,8 +18,6 @@ export const ALGORITHMS: readonly AlgorithmName[] = algorithmNames;
 /** The largest count a rule may allow per window: far above any sane limit, far below 2^53. */
 const MAX_COUNT = 1_000_000_000;
 const RULE_TEXT = /^([^/]*)\/(.*)$/;
-/** Names end up in Redis keys and in sf-string header values: keep them to a safe alphabet. */
-const NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 const RULE_KEYS = ["limit", "window", "algorithm", "burst", "buckets", "name", "key"] as const;
 
 /**
@@ -97,8 +95,8 @@ function readWindow(value: unknown, at: At): number {
   return ms;
 }
 
-/** A rule, tier or route name: the alphabet keeps it from adding a `:` or brace to a Redis key. */
-export function readName(value: unknown, at: At): string {
-  if (typeof value !== "string" || !NAME.test(value)) fail(at, `invalid name ${quote(value)} (expected lowercase letters, digits, "_", "." or "-")`);
+/** A rule, tier or route name (`what` in the message): the alphabet keeps it from adding a `:` or brace to a Redis key. */
+export function readName(value: unknown, at: At, what = "name"): string {
+  if (typeof value !== "string" || !NAME.test(value)) fail(at, `invalid ${what} ${quote(value)} (expected lowercase letters, digits, "_", "." or "-")`);
   return value;
 }

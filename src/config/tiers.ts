@@ -6,15 +6,13 @@
 import type { AlgorithmName, Rule } from "../limiter/types.ts";
 import { type At, child, fail, parseJsonText, quote } from "./read.ts";
 import { parseRules } from "./routes.ts";
+import { readName } from "./rule.ts";
 
 /**
  * Why a tier's rule has no `key` of its own: a tier belongs to one client (its `rate:tier:{client}`
  * entry), and a rule counting another client would apply that client's tier to someone else.
  */
 const TIER_KEY = 'a tier belongs to one client, so its rules count the route\'s "key"';
-
-/** Tier names end up in Redis keys and in answers: the rule names' alphabet. */
-const TIER_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 
 /**
  * Reads `TIERS`; each tier's rules are read as a route's `rules` are.
@@ -30,7 +28,8 @@ export function parseTiers(value: unknown, at: At, algorithm: AlgorithmName): Re
   if (entries.length === 0) fail(at, "expected at least one tier");
   return Object.fromEntries(
     entries.map(([name, rules]) => {
-      if (!TIER_NAME.test(name)) fail(child(at, name), `invalid tier name ${quote(name)} (expected lowercase letters, digits, "_", "." or "-")`);
+      // Tier names end up in Redis keys and in answers: the rule names' alphabet.
+      readName(name, child(at, name), "tier name");
       return [name, parseRules(rules, child(at, name), algorithm, TIER_KEY)];
     }),
   );

@@ -57,7 +57,8 @@ export type Policy = readonly Rule[] | TieredRules;
 /** The first `now` refused: sliding-window's newest bucket index, in 1 ms buckets, must fit its HEAD_BYTES. */
 const MAX_NOW = 2 ** (8 * HEAD_BYTES);
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 1;
-const TIER_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
+/** Rule and tier names end up in Redis keys and in sf-string header values: a safe alphabet, no `:` or brace. */
+export const NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 
 /**
  * Validates a policy and compiles it. Errors name the tier and rule and quote the bad value.
@@ -76,7 +77,7 @@ export function compilePlan(policy: Policy): Plan {
   if (named.length === 0) throw new RangeError("a tiered limiter needs at least one tier");
   if (tiered && !named.some(([name]) => name === defaultTier)) throw new RangeError(`unknown default tier ${JSON.stringify(defaultTier)}`);
   const groups = named.map(([name, rules]) => {
-    if (tiered && !TIER_NAME.test(name)) throw new RangeError(`invalid tier name ${JSON.stringify(name)}`);
+    if (tiered && !NAME.test(name)) throw new RangeError(`invalid tier name ${JSON.stringify(name)}`);
     return compileGroup(name, rules, tiered ? `tiers.${name}.` : "");
   });
   const args = groups.flatMap((group) => [
