@@ -3,11 +3,10 @@
  * `header:<name>`, `cookie:<name>`, `query:<name>`, `cf:asn`, `cf:country`) or a list of 2 to 4
  * distinct ones, hashed together (per user agent and address, per API key and country, …).
  */
+import { TOKEN } from "../headers/header-value.ts";
 import { type At, child, fail, quote } from "./read.ts";
 import type { KeyPart, KeySource } from "./types.ts";
 
-/** RFC 9110 §5.1 field names and RFC 6265 §4.1.1 cookie names are both tokens. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Unreserved URL characters and brackets (`filter[user]`): no name that decoding would change. */
 const QUERY_NAME = /^[A-Za-z0-9_.~[\]-]{1,128}$/;
 const SYNTAX = 'expected "ip", "header:<name>", "cookie:<name>", "query:<name>", "cf:asn", "cf:country", or a list of 2 to 4 of these';

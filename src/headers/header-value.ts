@@ -1,8 +1,11 @@
 /**
  * @module A secret as an HTTP header carries it (the Upstash token, the admin token): its ends
  * trimmed as fetch trims a header's value, and the first character it cannot carry named by code
- * point and position, never by value.
+ * point and position, never by value; and what a token (a field name) is.
  */
+
+/** An RFC 9110 §5.6.2 token: a field name (§5.1), an auth-scheme (§11.1), a cookie name (RFC 6265 §4.1.1). */
+export const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /**
  * The value without the spaces, tabs and line breaks at its ends, which fetch drops from a

@@ -11,6 +11,7 @@
  * {@link OriginError} that `app.onError` turns into 502 or 504.
  */
 import { OriginError } from "../errors.ts";
+import { TOKEN } from "../headers/header-value.ts";
 import { climbsAboveRoot, TRAILING_DOTS } from "../routing/normalize.ts";
 
 /**
@@ -23,7 +24,6 @@ import { climbsAboveRoot, TRAILING_DOTS } from "../routing/normalize.ts";
  * `Response` can carry (every upload curl sends over 1 MB was a 502).
  */
 const NOT_FORWARDED = "x-ratewall-.*|upstash-.*|host|accept-encoding|expect";
-const TOKEN = /^[!#$%&'*+\-.0-9A-Z^_`a-z|~]+$/;
 /**
  * Never forwarded, in either direction: `hono/proxy`'s list, and `proxy-connection`, which RFC
  * 9110 §7.6.1 names among the fields an intermediary removes (older clients send it in place of
