@@ -8,7 +8,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { HTTPException } from "hono/http-exception";
-import { problemResponse } from "../../answers.ts";
+import { type OwnStatus, problemResponse } from "../../answers.ts";
 import { quote } from "../../errors.ts";
 import { type Block, blockFor, blockKey, secondsLeft } from "../../block-cache.ts";
 import type { RouteSettings } from "../../config/types.ts";
@@ -97,7 +97,8 @@ export function rateLimitWith(
 ): RateLimitMiddleware {
   // An app that maps HTTPException to its response anyway (the Worker's) may take the answer as
   // returned: constructing the exception costs more than the rest of a refusal from memory.
-  const refuse = (status: ContentfulStatusCode, res: Response): Response => {
+  const refuse = (c: Context, status: OwnStatus & ContentfulStatusCode, detail: string, headers?: HeaderList): Response => {
+    const res = problemResponse(status, detail, c.req.header("accept"), headers);
     if (throwRefusals) throw new HTTPException(status, { res });
     return res;
   };
@@ -112,7 +113,7 @@ export function rateLimitWith(
       // Refused in every mode and for every client, as a malformed request is: which route, and so
       // which lists, apply is what cannot be told.
       logOnce(runtime, "ambiguous-path", { level: "warn", event: "ambiguous-path", path: error.pathname, reason: error.message });
-      return refuse(400, problemResponse(400, error.message, c.req.header("accept")));
+      return refuse(c, 400, error.message);
     }
     c.set("rateLimit", { route: route.settings });
     // Asked at most once, and only when a list or a key needs the address.
@@ -134,7 +135,7 @@ export function rateLimitWith(
         const client = ip === undefined ? undefined : clientIp(ip, settings.ipv6Subnet);
         emit(runtime, c, route, verdict === "deny" ? "denied" : "allow-listed", undefined, 0, client);
         if (verdict === "allow") return next();
-        return refuse(403, problemResponse(403, "This client is not allowed here.", c.req.header("accept")));
+        return refuse(c, 403, "This client is not allowed here.");
       }
     }
     if (!route.limiter) {
@@ -218,9 +219,9 @@ export function rateLimitWith(
     const all = denied ? retryAfterOnly(decision, now) : rateLimitHeaders(decision, route.policyFor(decision.tier), now, settings.headers, route.settings.cost);
     const headers = enforce || denied ? all : all.filter(([name]) => name !== "Retry-After");
     if (!decision.allowed && (enforce || denied)) {
-      if (denied) return refuse(403, problemResponse(403, "This client is not allowed here.", c.req.header("accept"), headers));
+      if (denied) return refuse(c, 403, "This client is not allowed here.", headers);
       const detail = `Rate limit "${decision.rule}" exceeded; retry after ${retryAfterSeconds(decision, now)} s.`;
-      return refuse(429, problemResponse(429, detail, c.req.header("accept"), headers));
+      return refuse(c, 429, detail, headers);
     }
     await next();
     addHeaders(c, headers);
@@ -284,7 +285,7 @@ export function rateLimitWith(
       const failed: Decision = { allowed: open, rule: "", rules: [], reason: failure.kind === "timeout" ? "redis-timeout" : "redis-error" };
       c.set("rateLimit", { route: route.settings, decision: failed });
       emit(runtime, c, route, open ? "failed-open" : "failed-closed", undefined, ms, who.client);
-      if (!open) return refuse(503, problemResponse(503, "The rate limiter is unavailable; try again shortly.", c.req.header("accept")));
+      if (!open) return refuse(c, 503, "The rate limiter is unavailable; try again shortly.");
       return next();
     }
   };
