@@ -184,12 +184,9 @@ async function setTier(runtime: Runtime, query: URLSearchParams): Promise<Respon
   if (client instanceof Response) return client;
   const tier = query.get("tier");
   const names = Object.keys(runtime.settings.tiers);
-  if (tier === null) return problemJson(400, `Missing tier (tiers: ${names.map((name) => JSON.stringify(name)).join(", ") || "none; define them in TIERS"}).`);
-  if (!names.includes(tier))
-    return problemJson(
-      404,
-      `Unknown tier ${JSON.stringify(tier.slice(0, 100))} (tiers: ${names.map((name) => JSON.stringify(name)).join(", ") || "none; define them in TIERS"}).`,
-    );
+  const known = `(tiers: ${names.map((name) => JSON.stringify(name)).join(", ") || "none; define them in TIERS"}).`;
+  if (tier === null) return problemJson(400, `Missing tier ${known}`);
+  if (!names.includes(tier)) return problemJson(404, `Unknown tier ${JSON.stringify(tier.slice(0, 100))} ${known}`);
   const was = await runtime.entries.setTier(client, tier);
   forgetBlocks(runtime, client);
   return Response.json({ client, tier, was: was ?? null, ...meetingRoutes(runtime, client, readsTiers) });
