@@ -6,6 +6,7 @@
 import { problemJson } from "../answers.ts";
 import { blockKey } from "../block-cache.ts";
 import { formatKeySource } from "../config/key-source.ts";
+import type { KeySource } from "../config/types.ts";
 import { policyWindowMs, requestsOf } from "../headers/rate-limit-headers.ts";
 import { clientPrefixOf } from "../keys/identify.ts";
 import { asKeyValue } from "../keys/sources.ts";
@@ -217,8 +218,7 @@ function meetingRoutes(runtime: Runtime, client: string, reads: (route: Compiled
   const fallbackRoutes: string[] = [];
   for (const route of runtime.routesByName.values()) {
     if (!reads(route)) continue;
-    const sources = route.perRule?.sources.map((options) => options.key) ?? [route.identify.key];
-    if (sources.some((source) => countsClient(source, client))) routes.push(route.name);
+    if (keysOf(route).some((source) => countsClient(source, client))) routes.push(route.name);
     else if (address) fallbackRoutes.push(route.name);
   }
   return { routes, fallbackRoutes };
@@ -269,10 +269,13 @@ function headerReading(runtime: Runtime, reads: (route: CompiledRoute) => boolea
 
 /** The header key sources of the routes `reads` picks: their own key and their rules'. */
 function headerSources(runtime: Runtime, reads: (route: CompiledRoute) => boolean): Array<{ kind: "header"; name: string }> {
-  const sources = [...runtime.routesByName.values()]
-    .filter(reads)
-    .flatMap((route) => [route.identify.key, ...(route.perRule?.sources.map((options) => options.key) ?? [])]);
+  const sources = [...runtime.routesByName.values()].filter(reads).flatMap(keysOf);
   return sources.filter((source): source is { kind: "header"; name: string } => source.kind === "header");
+}
+
+/** The key sources a route counts clients by: its rules' on a multi-key route (its own is the first), else its own. */
+function keysOf(route: CompiledRoute): KeySource[] {
+  return route.perRule?.sources.map((options) => options.key) ?? [route.identify.key];
 }
 
 /**
@@ -286,7 +289,7 @@ async function target(runtime: Runtime, query: URLSearchParams): Promise<{ route
   // On a route keyed by one cookie or query value, `key=` is that value: hashed with its prefix.
   const source = route.identify.key;
   // On a route keyed by several headers, `key=` is read as Authorization when one of them is.
-  const headers = route.perRule?.sources.map((options) => options.key).filter((key) => key.kind === "header") ?? [];
+  const headers = keysOf(route).filter((key) => key.kind === "header");
   const keyed = headers.find((key) => key.name === "authorization") ?? headers[0] ?? source;
   const client = await clientParam(runtime, query, {
     keyPrefix: !route.perRule && (source.kind === "cookie" || source.kind === "query") ? source.kind : "key",
