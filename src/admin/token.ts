@@ -2,8 +2,8 @@
  * @module The admin API's bearer token (RFC 6750 §2.1), compared in constant time so that the
  * time an answer takes says nothing about how much of a guess was right.
  */
+import { ENCODER } from "../keys/identify.ts";
 
-const ENCODER = new TextEncoder();
 const BEARER = /^Bearer +(\S+) *$/i;
 
 /**

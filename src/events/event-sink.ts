@@ -11,6 +11,7 @@
  */
 import type { Logger } from "../middleware/rate-limit/log.ts";
 import type { Settings } from "../config/types.ts";
+import { ENCODER, first128Hex } from "../keys/identify.ts";
 import { isAnalyticsDataset, toDataPoint } from "./analytics-engine.ts";
 import type { DecisionEvent } from "./decision-event.ts";
 
@@ -87,14 +88,11 @@ export function createEventSink(options: {
   };
 }
 
-const ENCODER = new TextEncoder();
-
 /** HMAC-SHA-256 of a value under `secret`, first 128 bits in hex; the key is imported once. */
 function keyedHash(secret: string): (value: string) => Promise<string> {
   let key: ReturnType<typeof crypto.subtle.importKey> | undefined;
   return async (value) => {
     key ??= crypto.subtle.importKey("raw", ENCODER.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-    const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await key, ENCODER.encode(value)), 0, 16);
-    return Array.from(mac, (byte) => byte.toString(16).padStart(2, "0")).join("");
+    return first128Hex(await crypto.subtle.sign("HMAC", await key, ENCODER.encode(value)));
   };
 }

@@ -26,7 +26,8 @@ export const MAX_KEY_LENGTH = 256;
 /** The one bucket for clients without a usable address. */
 export const UNKNOWN_CLIENT = "unknown";
 
-const ENCODER = new TextEncoder();
+/** The one UTF-8 encoder: the client hashes (here and the event sink's) and the admin token's comparison. */
+export const ENCODER = new TextEncoder();
 /** Each byte's two hex digits, built once per isolate. */
 const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
 
@@ -199,6 +200,10 @@ function fromAddress(text: string, ipv6Subnet: number): Identity {
 
 /** SHA-256 (Web Crypto), first 128 bits in hex: collision-free in practice, half the key size. The admin API hashes `key=` with it, as requests are. */
 export async function sha256Hex(value: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", ENCODER.encode(value));
+  return first128Hex(await crypto.subtle.digest("SHA-256", ENCODER.encode(value)));
+}
+
+/** A digest's first 128 bits in hex (lowercase, two digits a byte). */
+export function first128Hex(digest: ArrayBuffer): string {
   return Array.from(new Uint8Array(digest, 0, 16), (byte) => HEX[byte]).join("");
 }
