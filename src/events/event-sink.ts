@@ -9,7 +9,7 @@
  * undone by hashing all 2^32 of them, a keyed one is not without the secret. The same client hashes
  * alike in every isolate, so "top clients" queries work; rotating the token changes every hash.
  */
-import type { Logger } from "../middleware/rate-limit/log.ts";
+import { attempt, type Logger } from "../middleware/rate-limit/log.ts";
 import type { Settings } from "../config/types.ts";
 import { ENCODER, first128Hex } from "../keys/identify.ts";
 import { isAnalyticsDataset, toDataPoint } from "./analytics-engine.ts";
@@ -48,19 +48,10 @@ export function createEventSink(options: {
   // Each receiver on its own: a callback that throws must not cost the dataset its point. An
   // async callback's rejection is caught too (Node exits on an unhandled one), and its promise is
   // handed back, for `waitUntil`.
-  const attempt = (receive: () => unknown): Promise<unknown> | undefined => {
-    try {
-      const result = receive();
-      if (typeof (result as PromiseLike<unknown> | undefined)?.then === "function") return Promise.resolve(result).then(undefined, failed);
-    } catch (error) {
-      failed(error);
-    }
-    return undefined;
-  };
   const deliver = (event: DecisionEvent, dataset: unknown) => {
     const { onEvent } = options;
-    const pending = onEvent && attempt(() => onEvent(event));
-    if (isAnalyticsDataset(dataset)) attempt(() => dataset.writeDataPoint(toDataPoint(event)));
+    const pending = onEvent && attempt(() => onEvent(event), failed);
+    if (isAnalyticsDataset(dataset)) attempt(() => dataset.writeDataPoint(toDataPoint(event)), failed);
     return pending;
   };
   /** Delivers at once; an async `onEvent`'s promise goes to `defer`. */

@@ -135,6 +135,8 @@ export function describeFailure(error: unknown): { kind: string; cause: string }
   return { kind: "unknown", cause: String(error) };
 }
 
+const ignore = () => {};
+
 /**
  * A log function that cannot fail a request: a user's that throws would turn a 429, or the 502
  * that reports an origin's failure, into an unanswered request; an async one's rejection, left
@@ -144,12 +146,25 @@ export function describeFailure(error: unknown): { kind: string; cause: string }
  * const log = unfailing(options.log ?? consoleLogger);
  */
 export function unfailing(log: Logger): Logger {
+  // Nowhere left to report a failure: the log is where failures go.
   return (entry) => {
-    try {
-      const result = log(entry) as unknown;
-      if (result instanceof Promise) result.catch(() => {});
-    } catch {
-      // Nowhere left to report it: the log is where failures go.
-    }
+    attempt(() => log(entry), ignore);
   };
+}
+
+/**
+ * Calls `work`, handing what it throws, or its promise (any thenable) rejects with, to `failed`
+ * instead; returns that promise, settled either way, for `waitUntil`.
+ *
+ * @example
+ * const pending = attempt(() => onEvent(event), (error) => log({ level: "warn", event: "analytics-failure", cause: String(error) }));
+ */
+export function attempt(work: () => unknown, failed: (error: unknown) => void): Promise<unknown> | undefined {
+  try {
+    const result = work();
+    if (typeof (result as PromiseLike<unknown> | undefined)?.then === "function") return Promise.resolve(result).then(undefined, failed);
+  } catch (error) {
+    failed(error);
+  }
+  return undefined;
 }
