@@ -36,6 +36,11 @@ describe("decisionEvent", () => {
     expect(decisionEvent("allowed", "api", rules, decision("second", [3, 40]), 1, undefined).nearLimit).toBe(false);
   });
 
+  it("Should count in requests of the route's cost, as the headers do, so a refusal never shows one left", () => {
+    const refused: Decision = { allowed: false, rule: "second", rules: [{ rule: "second", limit: 5, remaining: 1, resetAt: 2_000, windowMs: 1_000 }] };
+    expect(decisionEvent("refused", "api", rules, refused, 1, undefined, 2)).toMatchObject({ limit: 2, remaining: 0, nearLimit: true });
+  });
+
   it("Should name no rule when nothing was counted (a listed client, a Redis failure)", () => {
     expect(decisionEvent("failed-open", "api", rules, undefined, 0, undefined)).toMatchObject({ rule: "", algorithm: "", limit: 0, nearLimit: false });
   });

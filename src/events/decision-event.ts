@@ -3,6 +3,7 @@
  * how close the client is to its limit, and how long Redis took. Pure: built from the route, the
  * decision and the request's `cf` fields; where the event goes is ./event-sink.ts's business.
  */
+import { requestsOf } from "../headers/rate-limit-headers.ts";
 import type { Decision, Rule } from "../limiter/types.ts";
 
 /** Every outcome, in the order the README's analytics section lists them. */
@@ -33,9 +34,9 @@ export interface DecisionEvent {
   /** The deciding rule (see `Decision.rule`). */
   rule: string;
   algorithm: string;
-  /** The deciding rule's limit (for `token-bucket`, its burst). */
+  /** The deciding rule's limit (for `token-bucket`, its burst), in requests of the route's cost. */
   limit: number;
-  /** Requests the deciding rule still allows. */
+  /** Requests the deciding rule still allows, as the `RateLimit` header's `r` counts them. */
   remaining: number;
   /** `remaining` ≤ {@link NEAR_LIMIT_RATIO} × `limit`. */
   nearLimit: boolean;
@@ -58,6 +59,8 @@ export interface CfFields {
 
 /**
  * Builds the event for one request, without its client (added by the sink, which may hash it).
+ * Counts are in requests of `cost` units, as the headers and the admin API's `status` give them:
+ * in units, a refused request on a route of cost 2 could show one left.
  *
  * @example
  * decisionEvent("allowed", "api", rules, decision, 1.8, request.cf);
@@ -70,11 +73,12 @@ export function decisionEvent(
   decision: Decision | undefined,
   redisMs: number,
   cf: CfFields | undefined,
+  cost = 1,
 ): DecisionEvent {
   const outcomeOfRule = decision?.rules.find((rule) => rule.rule === decision.rule);
   const rule = outcomeOfRule ? rules.find((candidate) => candidate.name === outcomeOfRule.rule) : undefined;
-  const limit = outcomeOfRule?.limit ?? 0;
-  const remaining = outcomeOfRule?.remaining ?? 0;
+  const limit = requestsOf(outcomeOfRule?.limit ?? 0, cost);
+  const remaining = requestsOf(outcomeOfRule?.remaining ?? 0, cost);
   const event: DecisionEvent = {
     outcome,
     route,

@@ -238,6 +238,19 @@ describe("rateLimit middleware: decision events and logs", () => {
     expect(events[6]!.redisMs).toBe(0);
   });
 
+  it("Should count an event's limit and remaining in requests of the route's cost, as the RateLimit header does", async () => {
+    const { get, events } = makeApp({ vars: { ...vars, RATE_LIMIT: "5/1m", ROUTES: [{ pattern: "*/costly", rules: "5/1m", cost: 2 }] } });
+    const remainingInHeaders: Array<string | undefined> = [];
+    for (let i = 0; i < 3; i++) remainingInHeaders.push((await get("/costly")).headers.get("ratelimit")?.match(/;r=(\d+)/)?.[1]);
+    await settle();
+    expect(remainingInHeaders).toEqual(["1", "0", "0"]);
+    expect(events.map((event) => [event.outcome, event.limit, event.remaining])).toEqual([
+      ["allowed", 2, 1],
+      ["allowed", 2, 0],
+      ["refused", 2, 0],
+    ]);
+  });
+
   it("Should carry the client hashed by default, the same hash for the same client, and never the address", async () => {
     const { get, events } = makeApp();
     await get();

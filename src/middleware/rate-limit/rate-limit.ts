@@ -390,7 +390,7 @@ function retryAfterOnly(decision: Decision, now: number): HeaderList {
 /** Sends the request's decision event to the runtime's sink (never awaited; never throws). */
 function emit(runtime: Runtime, c: Context, route: CompiledRoute, outcome: Outcome, decision?: Decision, redisMs = 0, client?: string): void {
   // A tiered client was decided by its tier's rules, which may name and count differently.
-  const build = () => decisionEvent(outcome, route.name, route.rulesFor(decision?.tier), decision, redisMs, cfOf(c.req.raw));
+  const build = () => decisionEvent(outcome, route.name, route.rulesFor(decision?.tier), decision, redisMs, cfOf(c.req.raw), route.settings.cost);
   runtime.send(build, client, (c.env as { RATEWALL_ANALYTICS?: unknown } | undefined)?.RATEWALL_ANALYTICS, (work) => defer(c, work));
 }
 
