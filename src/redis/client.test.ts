@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { RedisRestError } from "../errors.ts";
+import { readSettings } from "../settings.ts";
 import { createRedisRunner } from "./client.ts";
 
 type Sent = { url: string; init: RequestInit };
@@ -49,6 +50,13 @@ describe("createRedisRunner (workerd)", () => {
       expect(() => createRedisRunner({ ...options, url }), url).toThrow(
         new TypeError("url: expected an http(s) URL without credentials (not quoted: it may be a secret)"),
       );
+    }
+    // What UPSTASH_REDIS_REST_URL accepts, the runner takes too: else the Worker would answer every request 500.
+    for (const url of ["https://@eu1-example.upstash.io", "https:eu1-example.upstash.io", " https://eu1-example.upstash.io/ "]) {
+      expect(readSettings({ UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: "t0ken" }).redis.url, url).toBe(url);
+      const fetch = fakeFetch(200, { result: 1 });
+      await createRedisRunner({ ...options, url, fetch }).evalsha("ab".repeat(20), [], []);
+      expect(fetch.sent[0]!.url, url).toBe("https://eu1-example.upstash.io");
     }
     // Missing or empty, every call would be a 401: no limit at all under FAILURE_MODE=open.
     expect(() => createRedisRunner({ ...options, token: undefined as unknown as string })).toThrow("token: expected a non-empty string, got undefined");

@@ -63,9 +63,11 @@ export function createRedisRunner(options: RedisRunnerOptions): ScriptRunner {
 function createRequest({ url, token: given, timeoutMs, fetch: fetchImpl }: RedisRunnerOptions) {
   // Checked now: a bad bound would fail every call, which FAILURE_MODE=open turns into no limit.
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new RangeError(`timeoutMs: expected an integer >= 1 (ms), got ${quote(timeoutMs)}`);
-  // Not quoted: a token passed as the URL would reach the logs. An `@` before the path is a user or
-  // password, with which fetch refuses every call, quoting the URL, password included.
-  if (typeof url !== "string" || !/^https?:\/\/[^/?#@]+(?:[/?#]|$)/i.test(url) || !URL.canParse(url)) {
+  // Not quoted: a token passed as the URL would reach the logs. Read as the URL parser reads it, as
+  // the settings read UPSTASH_REDIS_REST_URL: what they accept, every call can use. A user or
+  // password would make fetch refuse every call, quoting the URL, password included.
+  const parsed = typeof url === "string" && URL.canParse(url) ? new URL(url) : undefined;
+  if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.username || parsed.password) {
     throw new TypeError("url: expected an http(s) URL without credentials (not quoted: it may be a secret)");
   }
   // Spaces and line breaks at the ends go, as fetch drops them from a header's value (RFC 9110
@@ -77,7 +79,7 @@ function createRequest({ url, token: given, timeoutMs, fetch: fetchImpl }: Redis
     throw new TypeError(`token: expected a non-empty string, got ${typeof given === "string" ? "an empty one" : quote(given)}`);
   const refused = firstRefused(token, inHeaderValue);
   if (refused) throw new TypeError(`token: contains ${refused.where}, which an HTTP header cannot carry`);
-  const endpoint = url.replace(/\/$/, "");
+  const endpoint = parsed.href.replace(/\/$/, "");
   const send = fetchImpl ?? ((input: Parameters<typeof fetch>[0], init?: RequestInit) => fetch(input, init));
   // Built once: fetch copies a Headers natively, where it reads a plain object key by key.
   const headers = new Headers({ authorization: `Bearer ${token}`, "content-type": "application/json" });
