@@ -16,7 +16,9 @@ export function usageErrors<T>(UsageError: new (message: string) => Error, parse
   try {
     return parse();
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    // Node's refusal of an unknown flag goes on to advise `-- "--flag"` for a positional that starts
+    // with `-`; for the usual cause, a misspelt flag, that is noise: the usage printed after it lists the flags.
+    throw new UsageError((error as Error).message.replace(/\. To specify a positional argument .*$/s, ""));
   }
 }
 

@@ -52,7 +52,7 @@ describe("the admin CLI's arguments", () => {
     [["deny", "1.2.3.4", "5.6.7.8"], 'deny: unexpected argument "5.6.7.8"'],
     [["tier", "1.2.3.4"], "tier: missing <tier> (a tier of TIERS; --remove takes the client's tier away)"],
     [["tier", "1.2.3.4", "pro", "free"], 'tier: unexpected argument "free"'],
-    [["tier", "1.2.3.4", "pro", "--remove"], 'tier: unexpected argument "pro"'],
+    [["tier", "1.2.3.4", "pro", "--remove"], 'tier: --remove takes no <tier> (got "pro"): it takes the client\'s tier away, whichever it is'],
     [["config", "--url", "127.0.0.1:8787"], '--url: invalid URL "127.0.0.1:8787" (expected the Worker\'s origin, http(s)://host[:port])'],
     [["config", "--url", "ftp://h"], '--url: invalid URL "ftp://h" (expected the Worker\'s origin, http(s)://host[:port])'],
     [["config", "--url", "http://h/__ratewall/"], '--url: invalid URL "http://h/__ratewall/" (expected the Worker\'s origin, http(s)://host[:port])'],

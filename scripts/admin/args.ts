@@ -146,6 +146,9 @@ function readCommand(
     if (extra !== undefined) throw new AdminUsageError(`tier: unexpected argument "${extra}"`);
     return { name, target, tier };
   }
+  if (name === "tier" && more.length > 0) {
+    throw new AdminUsageError(`tier: --remove takes no <tier> (got "${more[0]}"): it takes the client's tier away, whichever it is`);
+  }
   if (more.length > 0) throw new AdminUsageError(`${name}: unexpected argument "${more[0]}"`);
   if (name === "tier") return { name, target, remove: true };
   if (name === "deny" || name === "allow") {
