@@ -12,7 +12,7 @@ export interface RuleStatus {
   limit: number;
   windowMs: number;
   remaining: number;
-  /** ms until the quota is fully available again. */
+  /** ms until the rule resets, as `RateLimit`'s `t` counts it: a fixed window's end even when nothing of it is spent. */
   resetMs: number;
 }
 
