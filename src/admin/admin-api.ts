@@ -81,7 +81,10 @@ export function adminApi(runtimes: Runtimes): MiddlewareHandler {
       });
       guards.set(runtime, guard);
     }
-    const locked = await lockedOut(runtime, guard, c.req.raw.headers, sameToken(bearerToken(c.req.header("authorization")) ?? "", token));
+    // By address whatever the default route counts: a header key would let a guesser send a new
+    // value, and so be a new client, with every guess.
+    const { client: by } = await identify(c.req.raw.headers, { ...runtime.defaultRoute.identify, key: { kind: "ip" } });
+    const locked = await lockedOut(runtime, guard, by, sameToken(bearerToken(c.req.header("authorization")) ?? "", token));
     if (locked) return locked;
 
     // A trailing slash names the same endpoint, as it does a route (`/__ratewall/config/`).
@@ -103,6 +106,11 @@ export function adminApi(runtimes: Runtimes): MiddlewareHandler {
     if (!endpoint) return problemJson(405, `${path} takes ${allowed}, not ${c.req.method}.`, [["Allow", allowed]]);
     try {
       const answer = await endpoint(runtime, url.searchParams);
+      // A change is logged with its answer and the address it came from: the log then tells who
+      // lifted a block or changed a tier, and what the entry was before (`was`).
+      if (c.req.method !== "GET" && !head && answer.ok) {
+        runtime.log({ ...((await answer.clone().json()) as object), level: "info", event: "admin-change", by, method: c.req.method, path });
+      }
       return head ? new Response(null, answer) : answer;
     } catch (error) {
       // Only a failed Redis call is Redis's fault: anything else is a bug, answered 500 rather
@@ -131,10 +139,7 @@ export function adminApi(runtimes: Runtimes): MiddlewareHandler {
  * right one still admitted (operators need the API most when something is failing), except from
  * an address locked out already: its lockout holds until it ends, as the limiter's blocks do.
  */
-async function lockedOut(runtime: Runtime, guard: Limiter, headers: Headers, authorized: boolean): Promise<Response | undefined> {
-  // By address whatever the default route counts: a header key would let a guesser send a new
-  // value, and so be a new client, with every guess.
-  const { client } = await identify(headers, { ...runtime.defaultRoute.identify, key: { kind: "ip" } });
+async function lockedOut(runtime: Runtime, guard: Limiter, client: string, authorized: boolean): Promise<Response | undefined> {
   const now = runtime.clock();
   const key = blockKey(GUARD_SCOPE, client);
   const block = runtime.blocks.get(key, now);

@@ -314,6 +314,19 @@ describe("the admin API: authentication", () => {
     expect((await t.get("/", ip)).status).toBe(429);
   });
 
+  it("Should log each change with the caller's address and what it replaced, and no read or refused call", async () => {
+    const t = adminApp();
+    const [operator, client] = [uniqueIpv4(), uniqueIpv4()];
+    await t.admin(`deny?client=${client}&ttl=600`, { method: "POST", ip: operator });
+    await t.admin(`allow?client=${client}`, { method: "POST", ip: operator });
+    await t.admin(`status?client=${client}`, { ip: operator });
+    await t.admin(`reset?client=${client}`, { method: "POST", ip: operator, headers: { authorization: "Bearer wrong" } });
+    expect(t.logs.filter((entry) => entry.event === "admin-change")).toEqual([
+      expect.objectContaining({ level: "info", by: operator, method: "POST", path: "/__ratewall/deny", client, list: "deny", was: null }),
+      expect.objectContaining({ level: "info", by: operator, method: "POST", path: "/__ratewall/allow", client, list: "allow", was: "deny" }),
+    ]);
+  });
+
   it("Should lock an address out after too many failed attempts, even when it then sends the right token", async () => {
     const t = adminApp();
     const attacker = uniqueIpv4();

@@ -18,6 +18,7 @@ export interface LogEntry {
     | "ambiguous-path"
     | "analytics-failure"
     | "admin-auth-failure"
+    | "admin-change"
     | "origin-failure"
     | "path-above-origin"
     | "config-error"
