@@ -11,11 +11,11 @@ describe("readClientParam", () => {
     expect(await read("")).toEqual({ error: EXACTLY_ONE });
   });
 
-  it("Should take a key of 1 to 256 characters, as requests carry them, and refuse an empty or longer one", async () => {
+  it("Should take a key of 1 to 8192 characters, as requests carry them, and refuse an empty or longer one", async () => {
     const longest = "k".repeat(MAX_KEY_LENGTH);
     expect(await read(`key=${longest}`)).toEqual({ client: `key:${await sha256Hex(longest)}` });
-    expect(await read("key=")).toEqual({ error: "Invalid key: expected 1 to 256 characters, got 0." });
-    expect(await read(`key=${longest}k`)).toEqual({ error: "Invalid key: expected 1 to 256 characters, got 257." });
+    expect(await read("key=")).toEqual({ error: "Invalid key: expected 1 to 8192 characters, got 0." });
+    expect(await read(`key=${longest}k`)).toEqual({ error: "Invalid key: expected 1 to 8192 characters, got 8193." });
   });
 
   it("Should refuse a client or a key given twice, rather than act on the first and leave the other unseen", async () => {

@@ -88,6 +88,16 @@ describe("identify", () => {
     expect(await identify(new Headers({ ...ip, "x-api-key": long }), byKey)).toEqual({ client: "203.0.113.7", warning: "key-too-long" });
   });
 
+  it("Should count a bearer JWT or a session cookie of a few KiB as a key, not fall back to the address", async () => {
+    const jwt = `Bearer eyJhbGciOiJSUzI1NiJ9.${"e".repeat(1_500)}.${"s".repeat(342)}`;
+    const options = { ...byIp, key: { kind: "header" as const, name: "authorization" } };
+    const [first, second] = await Promise.all(
+      ["203.0.113.7", "198.51.100.9"].map((address) => identify(new Headers({ "cf-connecting-ip": address, authorization: jwt }), options)),
+    );
+    expect(first).toEqual(second);
+    expect(first!.client).toMatch(/^key:[0-9a-f]{32}$/);
+  });
+
   it("Should count one Authorization credential as one client whatever the scheme's case and the spaces after it", async () => {
     const options = { ...byIp, key: { kind: "header" as const, name: "authorization" } };
     const bearer = await identify(new Headers({ authorization: "Bearer abc" }), options);

@@ -21,8 +21,12 @@ import { readKeyPart, type RequestFacts } from "./sources.ts";
 
 export type { RequestFacts } from "./sources.ts";
 
-/** Longer key values are not keys but noise (or an attempt to make hashing expensive). */
-export const MAX_KEY_LENGTH = 256;
+/**
+ * Longer key values are not keys but noise (or an attempt to make hashing expensive). 8 KiB holds
+ * a bearer JWT or a session cookie (browsers cap a cookie at 4 KiB): most are longer than 256
+ * characters, the cap before, which made such a key fall back to the address.
+ */
+export const MAX_KEY_LENGTH = 8192;
 /** The one bucket for clients without a usable address. */
 export const UNKNOWN_CLIENT = "unknown";
 
