@@ -27,7 +27,7 @@ import { retryAfterSeconds } from "../headers/rate-limit-headers.ts";
 import { identify } from "../keys/identify.ts";
 import { createLimiter } from "../limiter/create-limiter.ts";
 import type { Decision, Limiter } from "../limiter/types.ts";
-import { describeFailure } from "../middleware/rate-limit/log.ts";
+import { describeFailure, failureLine } from "../middleware/rate-limit/log.ts";
 import { normalizeForMatch } from "../routing/normalize.ts";
 import type { Runtime, Runtimes } from "../middleware/rate-limit/runtime.ts";
 import { ENDPOINTS } from "./endpoints.ts";
@@ -167,7 +167,12 @@ function tooManyFailures(seconds: number): Response {
   return problemJson(429, `Too many failed attempts from this address; retry after ${seconds} s.`, [["Retry-After", String(seconds)]]);
 }
 
-/** One `redis-failure` line per failed admin call, the guard's included (README, "Logs"). */
+/** A `redis-failure` line for a failed admin call, the guard's included, as often as {@link failureLine} allows (README, "Logs"). */
 function logRedisFailure(runtime: Runtime, error: unknown): void {
-  runtime.log({ level: "error", event: "redis-failure", route: "admin", ...describeFailure(error) });
+  const failure = describeFailure(error);
+  // As a decision's: at most one line per kind every 10 s, or anyone could write one per request
+  // to /__ratewall/ while Redis fails (the guard's call fails before the token is known to be wrong).
+  // Under the prefix, which no route's name can be.
+  const line = failureLine(runtime.failureLines, ADMIN_PREFIX, failure.kind, runtime.clock());
+  if (line) runtime.log({ level: "error", event: "redis-failure", route: "admin", ...failure, ...(line.suppressed > 0 ? line : {}) });
 }

@@ -237,11 +237,18 @@ describe("the admin API: failures", () => {
 });
 
 describe("the admin API: failed-token guard", () => {
-  it("Should log the guard's Redis failure, one line per failed call, while it still answers a wrong token 401", async () => {
+  it("Should log the guard's Redis failure while it still answers a wrong token 401, one line per kind every 10 s however many callers try", async () => {
     const t = adminApp({}, { redisFetch: () => Promise.reject(new TypeError("connect ECONNREFUSED 127.0.0.1:1")) });
-    const wrong = await t.admin("config", { headers: { authorization: "Bearer not-the-token" } });
-    expect(wrong.status).toBe(401);
+    const statuses = [];
+    for (let i = 0; i < 20; i++) statuses.push((await t.admin("config", { headers: { authorization: "Bearer not-the-token" }, ip: uniqueIpv4() })).status);
+    expect(statuses).toEqual(Array(20).fill(401));
     expect(t.logs.filter(({ event }) => event === "redis-failure")).toEqual([expect.objectContaining({ kind: "network", route: "admin" })]);
+    t.clock.now += 10_000;
+    await t.admin("config", { headers: { authorization: "Bearer not-the-token" } });
+    expect(t.logs.filter(({ event }) => event === "redis-failure")).toEqual([
+      expect.objectContaining({ kind: "network", route: "admin" }),
+      expect.objectContaining({ kind: "network", route: "admin", suppressed: 19 }),
+    ]);
   });
 });
 
