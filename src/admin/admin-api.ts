@@ -61,9 +61,12 @@ export function adminApi(runtimes: Runtimes): MiddlewareHandler {
     const token = runtime.settings.adminToken;
     if (token === undefined || !ADMIN_HINT.test(c.req.url)) return next();
     const url = new URL(c.req.url);
-    const path = normalizeForMatch(url).path;
+    const { path: matched, otherPaths = [] } = normalizeForMatch(url);
     // `/__ratewall` is the API's too: forwarded, a mistyped call would hand the token to the origin.
-    if (!path.startsWith(ADMIN_PREFIX) && path !== ADMIN_ROOT) return next();
+    // So is a path an encoded slash makes climb out of it (`/__ratewall/..%2Fconfig`), which an
+    // origin reading `..%2Fconfig` as one segment would read as under it.
+    const path = [matched, ...otherPaths].find((reading) => reading.startsWith(ADMIN_PREFIX) || reading === ADMIN_ROOT);
+    if (path === undefined) return next();
     const answer = await answerAdmin(c, runtime, token, url, path);
     // Marked so that ratewall-admin tells the API's problem details from the limiter's 429 or an
     // origin's, which is what it meets when ADMIN_TOKEN is not set on the Worker.
