@@ -17,8 +17,9 @@ export function usageErrors<T>(UsageError: new (message: string) => Error, parse
     return parse();
   } catch (error) {
     // Node's refusal of an unknown flag goes on to advise `-- "--flag"` for a positional that starts
-    // with `-`; for the usual cause, a misspelt flag, that is noise: the usage printed after it lists the flags.
-    throw new UsageError((error as Error).message.replace(/\. To specify a positional argument .*$/s, ""));
+    // with `-`. For a long flag, nearly always a misspelt one, that is noise (the usage printed after
+    // it lists the flags); for `-abc`, as an API key may begin, it is the way out, and stays.
+    throw new UsageError((error as Error).message.replace(/^(Unknown option '--[^']*')\. To specify a positional argument .*$/s, "$1"));
   }
 }
 
