@@ -174,6 +174,8 @@ describe("rateLimit middleware", () => {
     const cases: Array<[made: unknown, got: string]> = [
       [{}, "{}"],
       [Promise.resolve({}), "a Promise"],
+      // Its rejection is not left unhandled: the run would report it (and Node end the process).
+      [Promise.reject(new Error("no Redis for tenant 7")), "a Promise"],
       [undefined, "undefined"],
     ];
     for (const [made, got] of cases) {
