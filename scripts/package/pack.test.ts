@@ -21,7 +21,7 @@ const NPM_FLAGS = ["--prefer-offline", "--no-audit", "--no-fund"];
 /** The user's Worker: the README's middleware and limiter examples, and the memory limiter. */
 const APP = `import { Hono } from "hono";
 import { rateLimit } from "ratewall/middleware";
-import { createLimiter, createMemoryLimiter, createRedisRunner, type Decision } from "ratewall";
+import { createLimiter, createMemoryLimiter, createRedisRunner, type Decision, type LimiterFactory, type RouteSettings, type Vars } from "ratewall";
 import { createLimiter as limiterFromSubpath } from "ratewall/limiter";
 import { createRedisRunner as runnerFromSubpath } from "ratewall/redis";
 
@@ -47,6 +47,11 @@ app.get("/memory", async (c) => {
 
 // @ts-expect-error: the declarations are real, so a wrong option is an error, not \`any\`.
 export const wrong: Parameters<typeof rateLimit>[0] = { vars: 42 };
+
+// The types of rateLimit()'s options and of c.var.rateLimit's route are the package's to name.
+export const vars: Vars = { RATE_LIMIT: "10/1m" };
+export const factory: LimiterFactory = (policy, deps) => createLimiter(policy, deps);
+export const routeOf = (route: RouteSettings | undefined): number => route?.cost ?? 1;
 
 // README's subpath exports give the same functions, with their declarations.
 export const subpaths: [typeof createLimiter, typeof createRedisRunner] = [limiterFromSubpath, runnerFromSubpath];
