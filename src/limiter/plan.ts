@@ -57,7 +57,7 @@ export type Policy = readonly Rule[] | TieredRules;
 /** The first `now` refused: sliding-window's newest bucket index, in 1 ms buckets, must fit its HEAD_BYTES. */
 const MAX_NOW = 2 ** (8 * HEAD_BYTES);
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 1;
-/** Rule and tier names end up in Redis keys and in sf-string header values: a safe alphabet, no `:` or brace. */
+/** Tier names here, and route, rule and tier names in the settings, end up in Redis keys and in sf-string header values: a safe alphabet, no `:` or brace. */
 export const NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 
 /**

@@ -38,7 +38,7 @@ export interface RuleOutcome {
   limit: number;
   /** Requests still allowed now, after this request was counted (if it was). Integer ≥ 0. */
   remaining: number;
-  /** When the quota is fully available again, in ms since the epoch. */
+  /** When the quota is fully available again (a fixed window's end, spent or not), in ms since the epoch. */
   resetAt: number;
   /** Window length in ms, for `RateLimit-Policy`'s `w`. */
   windowMs: number;
