@@ -28,7 +28,7 @@ import { identify } from "../keys/identify.ts";
 import { createLimiter } from "../limiter/create-limiter.ts";
 import type { Decision, Limiter } from "../limiter/types.ts";
 import { describeFailure, failureLine } from "../middleware/rate-limit/log.ts";
-import { normalizeForMatch } from "../routing/normalize.ts";
+import { decodePath, normalizeForMatch, resolveSegments } from "../routing/normalize.ts";
 import type { Runtime, Runtimes } from "../middleware/rate-limit/runtime.ts";
 import { ENDPOINTS } from "./endpoints.ts";
 import { bearerToken, sameToken } from "./token.ts";
@@ -64,8 +64,10 @@ export function adminApi(runtimes: Runtimes): MiddlewareHandler {
     const { path: matched, otherPaths = [] } = normalizeForMatch(url);
     // `/__ratewall` is the API's too: forwarded, a mistyped call would hand the token to the origin.
     // So is a path an encoded slash makes climb out of it (`/__ratewall/..%2Fconfig`), which an
-    // origin reading `..%2Fconfig` as one segment would read as under it.
-    const path = [matched, ...otherPaths].find((reading) => reading.startsWith(ADMIN_PREFIX) || reading === ADMIN_ROOT);
+    // origin reading `..%2Fconfig` as one segment would read as under it, `;` parameters dropped
+    // first or not (`/__ratewall;v=1/..%2Fconfig`: Tomcat and Spring drop them).
+    const dropped = resolveSegments(decodePath(url.pathname.replace(/;[^/]*/g, "")), true);
+    const path = [matched, ...otherPaths, dropped].find((reading) => reading.startsWith(ADMIN_PREFIX) || reading === ADMIN_ROOT);
     if (path === undefined) return next();
     const answer = await answerAdmin(c, runtime, token, url, path);
     // Marked so that ratewall-admin tells the API's problem details from the limiter's 429 or an
@@ -112,7 +114,7 @@ export function adminApi(runtimes: Runtimes): MiddlewareHandler {
       // A change is logged with its answer and the address it came from: the log then tells who
       // lifted a block or changed a tier, and what the entry was before (`was`).
       if (c.req.method !== "GET" && !head && answer.ok) {
-        runtime.log({ ...((await answer.clone().json()) as object), level: "info", event: "admin-change", by, method: c.req.method, path });
+        runtime.log({ level: "info", event: "admin-change", route: "admin", by, method: c.req.method, path, answer: await answer.clone().json() });
       }
       return head ? new Response(null, answer) : answer;
     } catch (error) {
@@ -175,7 +177,6 @@ function logRedisFailure(runtime: Runtime, error: unknown): void {
   const failure = describeFailure(error);
   // As a decision's: at most one line per kind every 10 s, or anyone could write one per request
   // to /__ratewall/ while Redis fails (the guard's call fails before the token is known to be wrong).
-  // Under the prefix, which no route's name can be.
-  const line = failureLine(runtime.failureLines, ADMIN_PREFIX, failure.kind, runtime.clock());
+  const line = failureLine(runtime.adminLines, "", failure.kind, runtime.clock());
   if (line) runtime.log({ level: "error", event: "redis-failure", route: "admin", ...failure, ...(line.suppressed > 0 ? line : {}) });
 }

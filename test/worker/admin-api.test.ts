@@ -329,8 +329,22 @@ describe("the admin API: authentication", () => {
     await t.admin(`status?client=${client}`, { ip: operator });
     await t.admin(`reset?client=${client}`, { method: "POST", ip: operator, headers: { authorization: "Bearer wrong" } });
     expect(t.logs.filter((entry) => entry.event === "admin-change")).toEqual([
-      expect.objectContaining({ level: "info", by: operator, method: "POST", path: "/__ratewall/deny", client, list: "deny", was: null }),
-      expect.objectContaining({ level: "info", by: operator, method: "POST", path: "/__ratewall/allow", client, list: "allow", was: "deny" }),
+      expect.objectContaining({
+        level: "info",
+        route: "admin",
+        by: operator,
+        method: "POST",
+        path: "/__ratewall/deny",
+        answer: expect.objectContaining({ client, list: "deny", was: null }),
+      }),
+      expect.objectContaining({
+        level: "info",
+        route: "admin",
+        by: operator,
+        method: "POST",
+        path: "/__ratewall/allow",
+        answer: expect.objectContaining({ client, list: "allow", was: "deny" }),
+      }),
     ]);
   });
 
@@ -400,6 +414,8 @@ describe("the admin API: isolation from traffic", () => {
       // frameworks read it, it is an admin path: the API's, never forwarded with the token.
       "https://example.com/__ratewall/..%2Fconfig",
       "https://example.com/__ratewall/..%2F..%2Fstatus?client=192.0.2.9",
+      "https://example.com/__ratewall;v=1/..%2Fconfig",
+      "https://example.com/__ratewall;/..%2Fstatus?client=192.0.2.9",
     ]) {
       const res = await t.request(url, { ip, headers: bearer });
       expect(res.headers.get("content-type")).toMatch(/json/);

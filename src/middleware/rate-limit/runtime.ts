@@ -63,6 +63,8 @@ export interface Runtime {
   failureLines: FailureLines;
   /** The `origin-failure` lines written, per configured origin (`""`: the request's own) and kind. */
   originLines: FailureLines;
+  /** The admin API's `redis-failure` lines written, per kind (apart: decisions look for their recovery in theirs). */
+  adminLines: FailureLines;
   /** The given logger, with the Upstash token redacted from every line. */
   log: Logger;
   send: EventSink;
@@ -217,6 +219,7 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
     warned: new Set(),
     failureLines: new Map(),
     originLines: new Map(),
+    adminLines: new Map(),
     log,
     send: createEventSink({ client: settings.analytics.client, secret: settings.redis.token, onEvent: options.onEvent, log }),
     runner,
