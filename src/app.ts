@@ -13,7 +13,7 @@ import { HTTPException } from "hono/http-exception";
 import { problemResponse } from "./answers.ts";
 import type { Settings } from "./config/types.ts";
 import { ConfigError, OriginError } from "./errors.ts";
-import { consoleLogger, failureLine, redact, unfailing } from "./middleware/rate-limit/log.ts";
+import { consoleLogger, logThrottled, redact, unfailing } from "./middleware/rate-limit/log.ts";
 import { adminApi } from "./admin/admin-api.ts";
 import type { RateLimitOptions, RateLimitState } from "./middleware/rate-limit/index.ts";
 import { rateLimitWith } from "./middleware/rate-limit/rate-limit.ts";
@@ -76,9 +76,9 @@ export function createApp(deps: AppDeps = {}): Hono<AppEnv> {
       // not write one per request. Keyed by the configured origin, a bounded set: without one,
       // each host a client names is an origin of its own.
       const runtime = runtimes(c.env);
-      const line = failureLine(runtime.originLines, originOf(c, runtime.settings) ?? "", error.kind, runtime.clock());
       const cause = String((error.cause as Error)?.message ?? "");
-      if (line) log({ level: "error", event: "origin-failure", kind: error.kind, origin: error.origin, cause, ...(line.suppressed > 0 ? line : {}) });
+      const entry = { level: "error", event: "origin-failure", kind: error.kind, origin: error.origin, cause } as const;
+      logThrottled(log, runtime.originLines, originOf(c, runtime.settings) ?? "", runtime.clock(), entry);
       if (error.kind === "timeout") return problemResponse(504, "The origin did not answer within the timeout (ORIGIN_TIMEOUT_MS).", accept);
       return problemResponse(
         502,

@@ -27,8 +27,8 @@ import { retryAfterSeconds } from "../headers/rate-limit-headers.ts";
 import { identify } from "../keys/identify.ts";
 import { createLimiter } from "../limiter/create-limiter.ts";
 import type { Decision, Limiter } from "../limiter/types.ts";
-import { describeFailure, failureLine } from "../middleware/rate-limit/log.ts";
-import { decodePath, normalizeForMatch, resolveSegments } from "../routing/normalize.ts";
+import { describeFailure, logThrottled } from "../middleware/rate-limit/log.ts";
+import { decodePath, normalizeForMatch, resolveSegments, SEGMENT_PARAMETERS } from "../routing/normalize.ts";
 import type { Runtime, Runtimes } from "../middleware/rate-limit/runtime.ts";
 import { ENDPOINTS } from "./endpoints.ts";
 import { bearerToken, sameToken } from "./token.ts";
@@ -66,7 +66,7 @@ export function adminApi(runtimes: Runtimes): MiddlewareHandler {
     // So is a path an encoded slash makes climb out of it (`/__ratewall/..%2Fconfig`), which an
     // origin reading `..%2Fconfig` as one segment would read as under it, `;` parameters dropped
     // first or not (`/__ratewall;v=1/..%2Fconfig`: Tomcat and Spring drop them).
-    const dropped = resolveSegments(decodePath(url.pathname.replace(/;[^/]*/g, "")), true);
+    const dropped = resolveSegments(decodePath(url.pathname.replace(SEGMENT_PARAMETERS, "")), true);
     const path = [matched, ...otherPaths, dropped].find((reading) => reading.startsWith(ADMIN_PREFIX) || reading === ADMIN_ROOT);
     if (path === undefined) return next();
     const answer = await answerAdmin(c, runtime, token, url, path);
@@ -172,11 +172,10 @@ function tooManyFailures(seconds: number): Response {
   return problemJson(429, `Too many failed attempts from this address; retry after ${seconds} s.`, [["Retry-After", String(seconds)]]);
 }
 
-/** A `redis-failure` line for a failed admin call, the guard's included, as often as {@link failureLine} allows (README, "Logs"). */
+/** A `redis-failure` line for a failed admin call, the guard's included, as often as {@link logThrottled} allows (README, "Logs"). */
 function logRedisFailure(runtime: Runtime, error: unknown): void {
   const failure = describeFailure(error);
   // As a decision's: at most one line per kind every 10 s, or anyone could write one per request
   // to /__ratewall/ while Redis fails (the guard's call fails before the token is known to be wrong).
-  const line = failureLine(runtime.adminLines, "", failure.kind, runtime.clock());
-  if (line) runtime.log({ level: "error", event: "redis-failure", route: "admin", ...failure, ...(line.suppressed > 0 ? line : {}) });
+  logThrottled(runtime.log, runtime.adminLines, "", runtime.clock(), { level: "error", event: "redis-failure", route: "admin", ...failure });
 }

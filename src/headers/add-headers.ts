@@ -26,17 +26,15 @@ export function addHeaders(c: Context, headers: HeaderList): void {
   if (headers.length === 0) return;
   const target = c.res.headers;
   const merged = mergeHeaders(target, headers);
+  const res = c.res;
+  let copy: Response;
   if (IN_PLACE) {
     try {
       for (const [name, value] of merged) target.set(name, value);
       return;
     } catch {
-      // Immutable headers refuse the first set, so nothing was changed: copied below.
+      // Immutable headers refuse the first set, so nothing was changed: copied once.
     }
-  }
-  const res = c.res;
-  let copy: Response;
-  if (IN_PLACE) {
     // A Response as the init keeps what workerd adds to one: its webSocket, and a `manual`
     // encodeBody, without which a compressed body passed through would be compressed again.
     copy = new Response(res.body, res);

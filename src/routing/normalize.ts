@@ -43,7 +43,7 @@ export interface MatchTarget {
 }
 
 /** A segment's `;parameters` (RFC 2396 §3.3), up to the next `/`. */
-const SEGMENT_PARAMETERS = /;[^/]*/g;
+export const SEGMENT_PARAMETERS = /;[^/]*/g;
 
 /**
  * Whether a path (with its query, as a request's URL gives it) would climb above its first

@@ -103,6 +103,18 @@ export function failureLine(lines: FailureLines, route: string, kind: string, no
 }
 
 /**
+ * Writes `entry`, a failure of its `kind` under `key` (a route, an origin), as often as
+ * {@link failureLine} allows, with `suppressed` when failures went unwritten before it.
+ *
+ * @example
+ * logThrottled(log, runtime.originLines, origin, now, { level: "error", event: "origin-failure", kind: "timeout", origin, cause });
+ */
+export function logThrottled(log: Logger, lines: FailureLines, key: string, now: number, entry: LogEntry & { kind: string }): void {
+  const line = failureLine(lines, key, entry.kind, now);
+  if (line) log(line.suppressed > 0 ? { ...entry, ...line } : entry);
+}
+
+/**
  * After Redis answered a decision of `route` at `now`: once the interval since each of its lines
  * has passed, its outage is over (the next failure writes a line at once), and the failures not
  * written yet are returned for a `redis-recovered` line, if any.

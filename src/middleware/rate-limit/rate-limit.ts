@@ -21,7 +21,7 @@ import { identifyClients } from "../../keys/rule-sources.ts";
 import { listVerdict } from "../../lists/verdict.ts";
 import type { Decision } from "../../limiter/types.ts";
 import { AmbiguousPathError } from "../../routing/match.ts";
-import { describeFailure, failureLine, recoveryLine } from "./log.ts";
+import { describeFailure, logThrottled, recoveryLine } from "./log.ts";
 import { createRuntimes, logOnce, RUNTIME_OPTIONS, type CompiledRoute, type Runtime, type RuntimeOptions, type Runtimes } from "./runtime.ts";
 
 /** What the middleware leaves in `c.var.rateLimit` for later handlers (the proxy reads `route`). */
@@ -265,11 +265,10 @@ export function rateLimitWith(
       }
     }
 
-    /** A `redis-failure` line, scrubbed of the token, as often as {@link failureLine} allows (log.ts). */
+    /** A `redis-failure` line, scrubbed of the token, as often as {@link logThrottled} allows (log.ts). */
     function logFailure(error: unknown) {
       const failure = describeFailure(error);
-      const line = failureLine(runtime.failureLines, route.name, failure.kind, now);
-      if (line) log({ level: "error", event: "redis-failure", failureMode, route: route.name, ...failure, ...(line.suppressed > 0 ? line : {}) });
+      logThrottled(log, runtime.failureLines, route.name, now, { level: "error", event: "redis-failure", failureMode, route: route.name, ...failure });
       return failure;
     }
 

@@ -180,8 +180,10 @@ export function buildRuntime(settings: Settings, options: RuntimeOptions): Runti
       const limiter = makeLimiter(route.tiers ?? route.rules, { runner, prefix: settings.keyPrefix });
       // A wrong one would fail every decision, as a wrong runner would. An async one's promise is
       // refused too, and its rejection left handled: Node ends the process on an unhandled one.
-      if (limiter instanceof Promise) limiter.catch(() => {});
-      if (custom) expectMethods("createLimiter()", limiter, ["limit", "status", "reset"]);
+      if (custom) {
+        if (limiter instanceof Promise) limiter.catch(() => {});
+        expectMethods("createLimiter()", limiter, ["limit", "status", "reset"]);
+      }
       const policies = new Map(Object.entries(route.tiers?.tiers ?? { "": route.rules }).map(([tier, rules]) => [tier, policyHeader(rules, route.cost)]));
       const fallback = policyHeader(route.rules, route.cost);
       return {
